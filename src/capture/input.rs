@@ -1,0 +1,172 @@
+//! Byte sources for the capture readers: a memory-mapped (or in-memory) slice, or a stream
+//! read through a growing buffer. Both hand out borrowed slices, so records are never copied
+//! out of the file mapping, and a stream never holds more than the largest record in memory.
+
+use std::io::{self, Read};
+
+/// A forward-only byte source that can show the next `n` bytes without consuming them.
+pub trait Input {
+    /// Up to `n` bytes from the current position; fewer only at end of input.
+    fn peek(&mut self, n: usize) -> io::Result<&[u8]>;
+    /// Moves the position forward by `n` bytes, which must have been peeked.
+    fn consume(&mut self, n: usize);
+    /// Bytes consumed so far: the file offset of the next byte.
+    fn position(&self) -> u64;
+    /// Total input length, when known in advance (files, not pipes).
+    fn len_hint(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// A whole capture already in memory, usually a file mapping.
+pub struct SliceInput<'m> {
+    data: &'m [u8],
+    pos: usize,
+}
+
+impl<'m> SliceInput<'m> {
+    pub fn new(data: &'m [u8]) -> Self {
+        SliceInput { data, pos: 0 }
+    }
+}
+
+impl Input for SliceInput<'_> {
+    #[inline]
+    fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        let rest = self.data.get(self.pos..).unwrap_or_default();
+        Ok(&rest[..n.min(rest.len())])
+    }
+
+    #[inline]
+    fn consume(&mut self, n: usize) {
+        self.pos = self.pos.saturating_add(n).min(self.data.len());
+    }
+
+    fn position(&self) -> u64 {
+        self.pos as u64
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        Some(self.data.len() as u64)
+    }
+}
+
+/// A stream (stdin, a pipe, a file read without mmap) behind a buffer that grows only as data
+/// actually arrives, so a length field claiming gigabytes costs nothing until the bytes exist.
+pub struct ReadInput<R> {
+    reader: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    consumed: u64,
+    len_hint: Option<u64>,
+}
+
+const INITIAL_BUFFER: usize = 1 << 20;
+
+impl<R: Read> ReadInput<R> {
+    pub fn new(reader: R, len_hint: Option<u64>) -> Self {
+        ReadInput {
+            reader,
+            buf: vec![0; INITIAL_BUFFER],
+            start: 0,
+            end: 0,
+            eof: false,
+            consumed: 0,
+            len_hint,
+        }
+    }
+
+    fn fill(&mut self, n: usize) -> io::Result<()> {
+        while self.end - self.start < n && !self.eof {
+            if self.end == self.buf.len() {
+                // Slide the live bytes to the front when that frees at least half the buffer;
+                // otherwise double it. Either way memory stays within twice the live data.
+                if self.start >= self.buf.len() / 2 {
+                    self.buf.copy_within(self.start..self.end, 0);
+                    self.end -= self.start;
+                    self.start = 0;
+                } else {
+                    let bigger = self.buf.len() * 2;
+                    self.buf.resize(bigger, 0);
+                }
+            }
+            match self.reader.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(read) => self.end += read,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read> Input for ReadInput<R> {
+    fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        self.fill(n)?;
+        let available = (self.end - self.start).min(n);
+        Ok(&self.buf[self.start..self.start + available])
+    }
+
+    fn consume(&mut self, n: usize) {
+        let n = n.min(self.end - self.start);
+        self.start += n;
+        self.consumed += n as u64;
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
+    }
+
+    fn position(&self) -> u64 {
+        self.consumed
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        self.len_hint
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hands out one byte per read call, the worst case for the refill loop.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            match (self.0.split_first(), out.first_mut()) {
+                (Some((&b, rest)), Some(slot)) => {
+                    *slot = b;
+                    self.0 = rest;
+                    Ok(1)
+                }
+                _ => Ok(0),
+            }
+        }
+    }
+
+    #[test]
+    fn stream_and_slice_agree() {
+        let data: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
+        let mut slice = SliceInput::new(&data);
+        let mut stream = ReadInput::new(Trickle(&data), None);
+        for step in [7usize, 100, 3000, 4000] {
+            assert_eq!(slice.peek(step).unwrap(), stream.peek(step).unwrap());
+            slice.consume(step / 2);
+            stream.consume(step / 2);
+            assert_eq!(slice.position(), stream.position());
+        }
+    }
+
+    #[test]
+    fn a_huge_peek_on_a_short_stream_allocates_only_what_arrived() {
+        let data = [1u8; 10];
+        let mut stream = ReadInput::new(&data[..], None);
+        assert_eq!(stream.peek(4 << 30).unwrap().len(), 10);
+        assert_eq!(stream.buf.len(), INITIAL_BUFFER);
+    }
+}

@@ -1,0 +1,314 @@
+//! Capture containers: classic pcap and pcapng, read from a file mapping or a stream.
+
+pub mod input;
+mod mmap;
+mod pcap;
+mod pcapng;
+
+use std::fmt;
+use std::fs::File;
+use std::io;
+use std::path::Path;
+
+pub use input::{Input, ReadInput, SliceInput};
+pub use mmap::Mapped;
+
+/// Link types rdmadump decodes (the LINKTYPE_ values of the pcap registry).
+pub mod linktype {
+    pub const ETHERNET: u32 = 1;
+    pub const LINUX_SLL: u32 = 113;
+    pub const ERF: u32 = 197;
+    pub const INFINIBAND: u32 = 247;
+    pub const LINUX_SLL2: u32 = 276;
+}
+
+/// No real link layer produces records larger than this; a larger claimed length means the
+/// container is damaged, and it is rejected before any byte of it is requested.
+pub const MAX_RECORD: usize = 16 << 20;
+
+/// One captured packet, borrowed from the input.
+#[derive(Debug, Clone, Copy)]
+pub struct Record<'a> {
+    pub data: &'a [u8],
+    /// Length on the wire; more than `data.len()` when the snaplen cut the packet.
+    pub orig_len: u32,
+    /// Nanoseconds since the Unix epoch; `None` for pcapng Simple Packet Blocks.
+    pub ts_ns: Option<u64>,
+    pub linktype: u32,
+    pub iface: u32,
+    /// File offset of the record header, for messages about the container.
+    pub offset: u64,
+}
+
+/// Something wrong with the container that did not stop reading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub offset: u64,
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "offset {}: {}", self.offset, self.message)
+    }
+}
+
+/// Why reading stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    #[error("not a pcap or pcapng capture (starts with {0:02x?})")]
+    NotACapture(Vec<u8>),
+    #[error("empty file, not a capture")]
+    Empty,
+    #[error("offset {offset}: {message}")]
+    Damaged { offset: u64, message: String },
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Pcap,
+    PcapNg,
+}
+
+enum State {
+    Pcap(pcap::PcapState),
+    PcapNg(pcapng::PcapNgState),
+}
+
+/// Reads records one at a time from any [`Input`].
+pub struct CaptureReader<I> {
+    input: I,
+    state: State,
+    /// Bytes of the record handed out last; consumed on the next call, so that the record
+    /// could borrow them until then.
+    pending: usize,
+    located: Option<Located>,
+    warnings: Vec<Warning>,
+    /// The input ended inside a record or block.
+    cut_short: bool,
+}
+
+/// Warnings kept for the caller between two `next` calls; a damaged container cannot flood
+/// memory with them.
+const MAX_PENDING_WARNINGS: usize = 64;
+
+impl<I: Input> CaptureReader<I> {
+    pub fn new(mut input: I) -> Result<Self, CaptureError> {
+        let head = input.peek(4)?;
+        if head.is_empty() {
+            return Err(CaptureError::Empty);
+        }
+        let magic: [u8; 4] = match head.try_into() {
+            Ok(m) => m,
+            Err(_) => return Err(CaptureError::NotACapture(head.to_vec())),
+        };
+        let state = if let Some(state) = pcap::PcapState::detect(magic) {
+            let state = state.read_header(&mut input)?;
+            State::Pcap(state)
+        } else if pcapng::is_pcapng(magic) {
+            State::PcapNg(pcapng::PcapNgState::default())
+        } else {
+            return Err(CaptureError::NotACapture(magic.to_vec()));
+        };
+        Ok(CaptureReader {
+            input,
+            state,
+            pending: 0,
+            located: None,
+            warnings: Vec::new(),
+            cut_short: false,
+        })
+    }
+
+    pub fn format(&self) -> Format {
+        match self.state {
+            State::Pcap(_) => Format::Pcap,
+            State::PcapNg(_) => Format::PcapNg,
+        }
+    }
+
+    /// Moves to the next record; `Ok(false)` at the end. A container damaged beyond
+    /// recovery is an error, returned after every record before the damage.
+    pub fn advance(&mut self) -> Result<bool, CaptureError> {
+        self.input.consume(std::mem::take(&mut self.pending));
+        self.located = None;
+        let mut sink = WarningSink {
+            warnings: &mut self.warnings,
+            cut_short: &mut self.cut_short,
+        };
+        let found = match &mut self.state {
+            State::Pcap(state) => state.locate(&mut self.input, &mut sink)?,
+            State::PcapNg(state) => state.locate(&mut self.input, &mut sink)?,
+        };
+        if let Some(located) = &found {
+            self.pending = located.total_len;
+        }
+        self.located = found;
+        Ok(self.located.is_some())
+    }
+
+    /// The record `advance` moved to; it stays available until the next `advance`, so that
+    /// several readers can be merged by timestamp.
+    pub fn current(&mut self) -> Option<Record<'_>> {
+        let located = self.located.as_ref()?;
+        let offset = self.input.position();
+        let bytes = self.input.peek(located.total_len).ok()?;
+        let data = bytes
+            .get(located.data_start..located.data_start + located.caplen)
+            .unwrap_or_default();
+        Some(Record {
+            data,
+            orig_len: located.orig_len,
+            ts_ns: located.ts_ns,
+            linktype: located.linktype,
+            iface: located.iface,
+            offset,
+        })
+    }
+
+    /// Timestamp of the current record, without borrowing its bytes.
+    pub fn current_ts(&self) -> Option<Option<u64>> {
+        self.located.as_ref().map(|l| l.ts_ns)
+    }
+
+    /// Warnings gathered since the last call.
+    pub fn take_warnings(&mut self) -> std::vec::Drain<'_, Warning> {
+        self.warnings.drain(..)
+    }
+
+    /// True once the input has ended in the middle of a record.
+    pub fn was_cut_short(&self) -> bool {
+        self.cut_short
+    }
+
+    pub fn position(&self) -> u64 {
+        self.input.position()
+    }
+
+    pub fn len_hint(&self) -> Option<u64> {
+        self.input.len_hint()
+    }
+}
+
+/// Where the next record sits, relative to the current input position.
+pub(crate) struct Located {
+    pub total_len: usize,
+    pub data_start: usize,
+    pub caplen: usize,
+    pub orig_len: u32,
+    pub ts_ns: Option<u64>,
+    pub linktype: u32,
+    pub iface: u32,
+}
+
+pub(crate) struct WarningSink<'w> {
+    warnings: &'w mut Vec<Warning>,
+    cut_short: &'w mut bool,
+}
+
+impl WarningSink<'_> {
+    pub fn warn(&mut self, offset: u64, message: String) {
+        if self.warnings.len() < MAX_PENDING_WARNINGS {
+            self.warnings.push(Warning { offset, message });
+        }
+    }
+
+    pub fn cut_short(&mut self, offset: u64, what: &str, needed: usize, available: usize) {
+        *self.cut_short = true;
+        self.warn(
+            offset,
+            format!(
+                "capture cut short: {what} needs {needed} bytes, only {available} remain; \
+                 every complete record before it was read"
+            ),
+        );
+    }
+}
+
+/// An opened capture file or stream, ready to hand out a reader.
+pub enum Source {
+    Mapped(Mapped),
+    Stream(Box<dyn io::Read + Send>, Option<u64>),
+}
+
+impl Source {
+    /// Opens a path, memory-mapping regular files unless `no_mmap` is set; `-` is stdin.
+    pub fn open(path: &Path, no_mmap: bool) -> io::Result<Source> {
+        if path.as_os_str() == "-" {
+            return Ok(Source::Stream(Box::new(io::stdin()), None));
+        }
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
+        if meta.is_file() && !no_mmap && meta.len() > 0 {
+            return Ok(Source::Mapped(Mapped::map(&file)?));
+        }
+        let hint = meta.is_file().then_some(meta.len());
+        Ok(Source::Stream(
+            Box::new(io::BufReader::with_capacity(1 << 16, file)),
+            hint,
+        ))
+    }
+}
+
+type StreamReader = ReadInput<Box<dyn io::Read + Send>>;
+
+/// A reader over either kind of [`Source`], without dynamic dispatch per record.
+pub enum AnyReader<'m> {
+    Mapped(CaptureReader<SliceInput<'m>>),
+    Stream(CaptureReader<StreamReader>),
+}
+
+macro_rules! delegate {
+    ($self:ident, $r:ident => $e:expr) => {
+        match $self {
+            AnyReader::Mapped($r) => $e,
+            AnyReader::Stream($r) => $e,
+        }
+    };
+}
+
+impl<'m> AnyReader<'m> {
+    pub fn open(source: &'m mut Source) -> Result<Self, CaptureError> {
+        Ok(match source {
+            Source::Mapped(map) => AnyReader::Mapped(CaptureReader::new(SliceInput::new(map))?),
+            Source::Stream(stream, hint) => {
+                let stream = std::mem::replace(stream, Box::new(io::empty()));
+                AnyReader::Stream(CaptureReader::new(ReadInput::new(stream, *hint))?)
+            }
+        })
+    }
+
+    pub fn advance(&mut self) -> Result<bool, CaptureError> {
+        delegate!(self, r => r.advance())
+    }
+
+    pub fn current(&mut self) -> Option<Record<'_>> {
+        delegate!(self, r => r.current())
+    }
+
+    pub fn current_ts(&self) -> Option<Option<u64>> {
+        delegate!(self, r => r.current_ts())
+    }
+
+    pub fn take_warnings(&mut self) -> Vec<Warning> {
+        delegate!(self, r => r.take_warnings().collect())
+    }
+
+    pub fn has_warnings(&self) -> bool {
+        delegate!(self, r => !r.warnings.is_empty())
+    }
+
+    pub fn was_cut_short(&self) -> bool {
+        delegate!(self, r => r.was_cut_short())
+    }
+
+    pub fn position(&self) -> u64 {
+        delegate!(self, r => r.position())
+    }
+
+    pub fn len_hint(&self) -> Option<u64> {
+        delegate!(self, r => r.len_hint())
+    }
+}

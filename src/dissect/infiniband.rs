@@ -1,0 +1,104 @@
+//! Native InfiniBand (LRH, optional GRH, VCRC) and RoCE v1 (GRH over Ethernet).
+
+use super::bounds::{Bytes, Stop};
+use super::{DecodeOptions, Kind, Packet, malformed, transport};
+use crate::crc::{CrcCheck, IcrcPrefix, vcrc};
+use crate::wire::Layer;
+use crate::wire::grh::{Grh, NXTHDR_BTH};
+use crate::wire::lrh::{Lrh, lnh};
+
+const VCRC_LEN: usize = 2;
+
+pub fn native<'a>(
+    pkt: &mut Packet<'a>,
+    bytes: Bytes<'a>,
+    at: usize,
+    opts: &DecodeOptions,
+) -> Result<(), Stop> {
+    pkt.kind = Kind::Ib;
+    let lrh =
+        Lrh::new_checked(bytes.need(at, Lrh::LEN, Layer::Lrh)?, at).map_err(Stop::Malformed)?;
+    pkt.lrh = Some(lrh);
+    // PktLen counts LRH through ICRC in words; the VCRC follows.
+    let end = at + usize::from(lrh.pktlen()) * 4;
+    if end < at + Lrh::LEN {
+        return Err(malformed(Layer::Lrh, at + 4, "PktLen shorter than the LRH"));
+    }
+    let with_vcrc = bytes.limit(
+        end + VCRC_LEN,
+        Layer::Lrh,
+        at + 4,
+        "PktLen exceeds the frame",
+    )?;
+    if opts.verify_crc {
+        pkt.vcrc = Some(match with_vcrc.complete(end, end + VCRC_LEN) {
+            Some(stored) => {
+                let covered = with_vcrc.captured(at, end);
+                CrcCheck::compare(
+                    u32::from(u16::from_le_bytes([stored[0], stored[1]])),
+                    u32::from(vcrc(covered)),
+                )
+            }
+            None => CrcCheck::unverifiable(None),
+        });
+    }
+    let packet = with_vcrc.limit(end, Layer::Lrh, at + 4, "PktLen exceeds the frame")?;
+    match lrh.lnh() {
+        lnh::IBA_LOCAL => transport::decode(
+            pkt,
+            packet,
+            at + Lrh::LEN,
+            IcrcPrefix::IbLocal { lrh: lrh.bytes() },
+            opts,
+        ),
+        lnh::IBA_GLOBAL => {
+            let grh_at = at + Lrh::LEN;
+            let grh = Grh::new_checked(packet.need(grh_at, Grh::LEN, Layer::Grh)?, grh_at)
+                .map_err(Stop::Malformed)?;
+            pkt.grh = Some(grh);
+            if grh_at + Grh::LEN + usize::from(grh.paylen()) != end {
+                return Err(malformed(
+                    Layer::Grh,
+                    grh_at + 4,
+                    "GRH PayLen disagrees with LRH PktLen",
+                ));
+            }
+            if grh.nxthdr() != NXTHDR_BTH {
+                return Ok(());
+            }
+            transport::decode(
+                pkt,
+                packet,
+                grh_at + Grh::LEN,
+                IcrcPrefix::IbGlobal { grh: grh.bytes() },
+                opts,
+            )
+        }
+        // Raw and raw-IPv6 packets carry no IBA transport and no ICRC.
+        _ => Ok(()),
+    }
+}
+
+pub fn roce_v1<'a>(
+    pkt: &mut Packet<'a>,
+    bytes: Bytes<'a>,
+    at: usize,
+    opts: &DecodeOptions,
+) -> Result<(), Stop> {
+    pkt.kind = Kind::RoceV1;
+    let grh =
+        Grh::new_checked(bytes.need(at, Grh::LEN, Layer::Grh)?, at).map_err(Stop::Malformed)?;
+    pkt.grh = Some(grh);
+    let end = at + Grh::LEN + usize::from(grh.paylen());
+    let packet = bytes.limit(end, Layer::Grh, at + 4, "GRH PayLen exceeds the frame")?;
+    if grh.nxthdr() != NXTHDR_BTH {
+        return Ok(());
+    }
+    transport::decode(
+        pkt,
+        packet,
+        at + Grh::LEN,
+        IcrcPrefix::RoceV1 { grh: grh.bytes() },
+        opts,
+    )
+}

@@ -1,0 +1,166 @@
+//! Link layers: Ethernet with its VLAN stack, ERF records, Linux cooked captures, and the
+//! EtherType dispatch they share.
+
+use super::bounds::{Bytes, Stop};
+use super::{DecodeOptions, Erf, Kind, Packet, Sll, infiniband, ip, malformed};
+use crate::wire::Layer;
+use crate::wire::ethernet::{EthernetHeader, VlanTag, ethertype};
+use crate::wire::mac_control::{MacControlOpcode, OPCODE_PAUSE, OPCODE_PFC, Pause, Pfc};
+
+/// More stacked tags than any real network uses; beyond it the frame is called malformed.
+const MAX_VLAN_DEPTH: usize = 8;
+
+pub fn ethernet<'a>(
+    pkt: &mut Packet<'a>,
+    bytes: Bytes<'a>,
+    at: usize,
+    opts: &DecodeOptions,
+) -> Result<(), Stop> {
+    let eth =
+        EthernetHeader::new_checked(bytes.need(at, EthernetHeader::LEN, Layer::Ethernet)?, at)
+            .map_err(Stop::Malformed)?;
+    pkt.eth = Some(eth);
+    after_ethertype(pkt, bytes, at + EthernetHeader::LEN, eth.ethertype(), opts)
+}
+
+/// Decodes what follows an EtherType (or a cooked header's protocol field) at `at`.
+pub fn after_ethertype<'a>(
+    pkt: &mut Packet<'a>,
+    bytes: Bytes<'a>,
+    mut at: usize,
+    mut ethertype: u16,
+    opts: &DecodeOptions,
+) -> Result<(), Stop> {
+    let mut depth = 0;
+    while matches!(
+        ethertype,
+        ethertype::VLAN_8021Q | ethertype::VLAN_8021AD | ethertype::VLAN_QINQ_LEGACY
+    ) {
+        depth += 1;
+        if depth > MAX_VLAN_DEPTH {
+            return Err(malformed(Layer::Vlan, at, "more than 8 stacked VLAN tags"));
+        }
+        let tag = VlanTag::new_checked(bytes.need(at, VlanTag::LEN, Layer::Vlan)?, at)
+            .map_err(Stop::Malformed)?;
+        pkt.vlans.push(tag);
+        ethertype = tag.ethertype();
+        at += VlanTag::LEN;
+    }
+    match ethertype {
+        ethertype::IPV4 => ip::ipv4(pkt, bytes, at, opts),
+        ethertype::IPV6 => ip::ipv6(pkt, bytes, at, opts),
+        ethertype::ROCE_V1 => infiniband::roce_v1(pkt, bytes, at, opts),
+        ethertype::MAC_CONTROL => mac_control(pkt, bytes, at),
+        _ => Ok(()),
+    }
+}
+
+fn mac_control<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, at: usize) -> Result<(), Stop> {
+    let opcode = MacControlOpcode::new_checked(bytes.need(at, 2, Layer::MacControl)?, at)
+        .map_err(Stop::Malformed)?
+        .opcode();
+    match opcode {
+        OPCODE_PFC => {
+            pkt.kind = Kind::Pfc;
+            let view = bytes.need(at, Pfc::LEN, Layer::MacControl)?;
+            pkt.pfc = Pfc::new_checked(view, at).ok();
+        }
+        OPCODE_PAUSE => {
+            pkt.kind = Kind::Pause;
+            let view = bytes.need(at, Pause::LEN, Layer::MacControl)?;
+            pkt.pause = Pause::new_checked(view, at).ok();
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+// ERF (Endace extensible record format) as ibdump and DAG cards write it, inside pcap
+// linktype 197. The 16-byte header is followed by optional 8-byte extension headers.
+const ERF_HEADER_LEN: usize = 16;
+const ERF_TYPE_ETH: u8 = 2;
+const ERF_TYPE_INFINIBAND: u8 = 21;
+const ERF_TYPE_INFINIBAND_LINK: u8 = 22;
+const ERF_MAX_EXTENSIONS: usize = 16;
+
+pub fn erf<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> Result<(), Stop> {
+    let header: &[u8; ERF_HEADER_LEN] =
+        crate::wire::take(bytes.need(0, ERF_HEADER_LEN, Layer::Erf)?, Layer::Erf, 0)
+            .map_err(Stop::Malformed)?;
+    // 32.32 fixed point, little-endian: seconds in the high word, a binary fraction below.
+    let ts = u64::from_le_bytes([
+        header[0], header[1], header[2], header[3], header[4], header[5], header[6], header[7],
+    ]);
+    pkt.ts_ns = Some((ts >> 32) * 1_000_000_000 + (((ts & 0xffff_ffff) * 1_000_000_000) >> 32));
+    let record_type = header[8] & 0x7f;
+    let rlen = usize::from(u16::from_be_bytes([header[10], header[11]]));
+    let wlen = u16::from_be_bytes([header[14], header[15]]);
+    pkt.erf = Some(Erf { record_type, wlen });
+
+    let mut at = ERF_HEADER_LEN;
+    let mut more = header[8] & 0x80 != 0;
+    let mut extensions = 0;
+    while more {
+        extensions += 1;
+        if extensions > ERF_MAX_EXTENSIONS {
+            return Err(malformed(Layer::Erf, at, "too many ERF extension headers"));
+        }
+        let ext = bytes.need(at, 8, Layer::Erf)?;
+        more = ext[0] & 0x80 != 0;
+        at += 8;
+    }
+    if rlen < at {
+        return Err(malformed(
+            Layer::Erf,
+            10,
+            "ERF rlen shorter than its headers",
+        ));
+    }
+    let (start, kind_known) = match record_type {
+        // Ethernet records carry 2 bytes of offset and padding before the frame.
+        ERF_TYPE_ETH => (at + 2, true),
+        ERF_TYPE_INFINIBAND | ERF_TYPE_INFINIBAND_LINK => (at, true),
+        _ => (at, false),
+    };
+    if !kind_known {
+        return Ok(());
+    }
+    // The packet's wire length is wlen; what was captured ends at rlen or at the snaplen.
+    let inner = bytes.limit(
+        start + usize::from(wlen),
+        Layer::Erf,
+        14,
+        "ERF wlen exceeds the record",
+    )?;
+    if record_type == ERF_TYPE_ETH {
+        ethernet(pkt, inner, start, opts)
+    } else {
+        infiniband::native(pkt, inner, start, opts)
+    }
+}
+
+/// Linux cooked capture v1: packet type, ARPHRD type, address, protocol (16 bytes).
+pub fn sll<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> Result<(), Stop> {
+    let h = bytes.need(0, 16, Layer::Sll)?;
+    let protocol = u16::from_be_bytes([h[14], h[15]]);
+    pkt.sll = Some(Sll {
+        version: 1,
+        packet_type: u16::from_be_bytes([h[0], h[1]]),
+        hatype: u16::from_be_bytes([h[2], h[3]]),
+        protocol,
+    });
+    after_ethertype(pkt, bytes, 16, protocol, opts)
+}
+
+/// Linux cooked capture v2: protocol first, then interface index and addresses (20 bytes).
+pub fn sll2<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> Result<(), Stop> {
+    let h = bytes.need(0, 20, Layer::Sll)?;
+    let protocol = u16::from_be_bytes([h[0], h[1]]);
+    pkt.sll = Some(Sll {
+        version: 2,
+        packet_type: u16::from(h[10]),
+        hatype: u16::from_be_bytes([h[8], h[9]]),
+        protocol,
+    });
+    after_ethertype(pkt, bytes, 20, protocol, opts)
+}

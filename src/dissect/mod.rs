@@ -1,0 +1,323 @@
+//! Turns one capture record into a [`Packet`]: every header view that could be decoded, the
+//! CRC verdicts, and, when decoding stopped, exactly where and why.
+//!
+//! A `Packet` borrows the record's bytes and allocates nothing, so the analyzer consumes it
+//! directly, without parsing again.
+
+mod bounds;
+mod infiniband;
+mod ip;
+mod link;
+mod transport;
+
+use std::net::IpAddr;
+
+use crate::capture::{Record, linktype};
+use crate::crc::CrcCheck;
+use crate::wire::aeth::Aeth;
+use crate::wire::atomic_ack_eth::AtomicAckEth;
+use crate::wire::atomic_eth::AtomicEth;
+use crate::wire::bth::Bth;
+use crate::wire::deth::Deth;
+use crate::wire::ethernet::{EthernetHeader, VlanTag};
+use crate::wire::grh::Grh;
+use crate::wire::ieth::Ieth;
+use crate::wire::immdt::ImmDt;
+use crate::wire::ipv4::Ipv4Header;
+use crate::wire::ipv6::Ipv6Header;
+use crate::wire::lrh::Lrh;
+use crate::wire::mac_control::{Pause, Pfc};
+use crate::wire::rdeth::Rdeth;
+use crate::wire::reth::Reth;
+use crate::wire::udp::{ROCE_V2_PORT, UdpHeader};
+use crate::wire::xrceth::XrcEth;
+use crate::wire::{DecodeError, Layer};
+
+use bounds::{Bytes, Stop};
+
+/// What a frame is, as the JSON `kind` key names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Kind {
+    RoceV1,
+    RoceV2,
+    Ib,
+    Pfc,
+    Pause,
+    #[default]
+    Other,
+    Malformed,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 7] = [
+        Kind::RoceV1,
+        Kind::RoceV2,
+        Kind::Ib,
+        Kind::Pfc,
+        Kind::Pause,
+        Kind::Other,
+        Kind::Malformed,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::RoceV1 => "roce_v1",
+            Kind::RoceV2 => "roce_v2",
+            Kind::Ib => "ib",
+            Kind::Pfc => "pfc",
+            Kind::Pause => "pause",
+            Kind::Other => "other",
+            Kind::Malformed => "malformed",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// The most VLAN tags kept per frame; deeper stacks are decoded but not all tags kept.
+pub const MAX_VLANS: usize = 4;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VlanStack<'a> {
+    tags: [Option<VlanTag<'a>>; MAX_VLANS],
+    len: usize,
+}
+
+impl<'a> VlanStack<'a> {
+    fn push(&mut self, tag: VlanTag<'a>) {
+        if let Some(slot) = self.tags.get_mut(self.len) {
+            *slot = Some(tag);
+            self.len += 1;
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = VlanTag<'a>> + '_ {
+        self.tags.iter().flatten().copied()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The IP header of a RoCE v2 (or other IP) frame.
+#[derive(Debug, Clone, Copy)]
+pub enum IpHeader<'a> {
+    V4(Ipv4Header<'a>),
+    V6(Ipv6Header<'a>),
+}
+
+impl IpHeader<'_> {
+    pub fn version(&self) -> u8 {
+        match self {
+            IpHeader::V4(_) => 4,
+            IpHeader::V6(_) => 6,
+        }
+    }
+    pub fn src(&self) -> IpAddr {
+        match self {
+            IpHeader::V4(h) => h.src().into(),
+            IpHeader::V6(h) => h.src().into(),
+        }
+    }
+    pub fn dst(&self) -> IpAddr {
+        match self {
+            IpHeader::V4(h) => h.dst().into(),
+            IpHeader::V6(h) => h.dst().into(),
+        }
+    }
+    pub fn dscp(&self) -> u8 {
+        match self {
+            IpHeader::V4(h) => h.dscp(),
+            IpHeader::V6(h) => h.traffic_class() >> 2,
+        }
+    }
+    pub fn ecn(&self) -> u8 {
+        match self {
+            IpHeader::V4(h) => h.ecn(),
+            IpHeader::V6(h) => h.traffic_class() & 0x3,
+        }
+    }
+    /// TTL, or the IPv6 hop limit.
+    pub fn ttl(&self) -> u8 {
+        match self {
+            IpHeader::V4(h) => h.ttl(),
+            IpHeader::V6(h) => h.hop_limit(),
+        }
+    }
+}
+
+/// The Linux cooked-capture header fields worth showing.
+#[derive(Debug, Clone, Copy)]
+pub struct Sll {
+    pub version: u8,
+    pub packet_type: u16,
+    pub hatype: u16,
+    pub protocol: u16,
+}
+
+/// ERF record header fields worth showing.
+#[derive(Debug, Clone, Copy)]
+pub struct Erf {
+    pub record_type: u8,
+    pub wlen: u16,
+}
+
+/// Every header an RDMA frame may carry, as views into the record's bytes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Packet<'a> {
+    /// 1-based, counted per capture file as tshark counts.
+    pub frame: u64,
+    pub ts_ns: Option<u64>,
+    pub len: u32,
+    pub caplen: u32,
+    pub iface: u32,
+    pub linktype: u32,
+    pub kind: Kind,
+
+    pub erf: Option<Erf>,
+    pub sll: Option<Sll>,
+    pub eth: Option<EthernetHeader<'a>>,
+    pub vlans: VlanStack<'a>,
+    pub ip: Option<IpHeader<'a>>,
+    pub udp: Option<UdpHeader<'a>>,
+    pub lrh: Option<Lrh<'a>>,
+    pub grh: Option<Grh<'a>>,
+    pub bth: Option<Bth<'a>>,
+    pub rdeth: Option<Rdeth<'a>>,
+    pub deth: Option<Deth<'a>>,
+    pub xrceth: Option<XrcEth<'a>>,
+    pub feth: Option<u32>,
+    pub reth: Option<Reth<'a>>,
+    pub atomic_eth: Option<AtomicEth<'a>>,
+    pub aeth: Option<Aeth<'a>>,
+    pub atomic_ack_eth: Option<AtomicAckEth<'a>>,
+    pub immdt: Option<ImmDt<'a>>,
+    pub ieth: Option<Ieth<'a>>,
+    /// Payload bytes after the transport headers, pad and ICRC excluded. Known from the
+    /// length fields even when the snaplen cut the payload itself.
+    pub payload_len: Option<u32>,
+    /// The captured part of the payload.
+    pub payload: &'a [u8],
+
+    pub pfc: Option<Pfc<'a>>,
+    pub pause: Option<Pause<'a>>,
+
+    pub icrc: Option<CrcCheck>,
+    pub vcrc: Option<CrcCheck>,
+
+    /// Why a malformed frame could not be decoded.
+    pub error: Option<DecodeError>,
+    /// Where the snaplen cut a frame that is otherwise sound.
+    pub truncated: Option<DecodeError>,
+}
+
+impl Packet<'_> {
+    /// Source address at the most specific layer present: IP, GID or LID.
+    pub fn src_addr(&self) -> Option<Address> {
+        if let Some(ip) = &self.ip {
+            Some(Address::Ip(ip.src()))
+        } else if let Some(grh) = &self.grh {
+            Some(Address::Gid(grh.sgid()))
+        } else {
+            self.lrh.map(|l| Address::Lid(l.slid()))
+        }
+    }
+
+    pub fn dst_addr(&self) -> Option<Address> {
+        if let Some(ip) = &self.ip {
+            Some(Address::Ip(ip.dst()))
+        } else if let Some(grh) = &self.grh {
+            Some(Address::Gid(grh.dgid()))
+        } else {
+            self.lrh.map(|l| Address::Lid(l.dlid()))
+        }
+    }
+
+    /// IP ECN codepoint 3: a switch marked congestion.
+    pub fn ecn_ce(&self) -> bool {
+        self.ip.is_some_and(|ip| ip.ecn() == 3)
+    }
+}
+
+/// An endpoint address at whatever layer the frame offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Address {
+    Ip(IpAddr),
+    Gid(std::net::Ipv6Addr),
+    Lid(u16),
+}
+
+impl std::fmt::Display for Address {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Address::Ip(ip) => write!(f, "{ip}"),
+            Address::Gid(gid) => write!(f, "{gid}"),
+            Address::Lid(lid) => write!(f, "lid {lid}"),
+        }
+    }
+}
+
+/// Decoding choices the user makes.
+#[derive(Debug, Clone)]
+pub struct DecodeOptions {
+    /// UDP destination ports taken as RoCE v2, besides 4791.
+    pub extra_roce_ports: Vec<u16>,
+    /// Skip ICRC/VCRC computation (the verdicts are then absent).
+    pub verify_crc: bool,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            extra_roce_ports: Vec::new(),
+            verify_crc: true,
+        }
+    }
+}
+
+impl DecodeOptions {
+    #[inline]
+    fn is_roce_port(&self, port: u16) -> bool {
+        port == ROCE_V2_PORT || self.extra_roce_ports.contains(&port)
+    }
+}
+
+/// Decodes one record. Never panics and never allocates; whatever is wrong with the bytes
+/// ends up in `error` (malformed) or `truncated` (cut by the snaplen).
+pub fn dissect<'a>(record: &Record<'a>, frame: u64, opts: &DecodeOptions) -> Packet<'a> {
+    let mut pkt = Packet {
+        frame,
+        ts_ns: record.ts_ns,
+        len: record.orig_len,
+        caplen: record.data.len() as u32,
+        iface: record.iface,
+        linktype: record.linktype,
+        ..Packet::default()
+    };
+    let wire_len = (record.orig_len as usize).max(record.data.len());
+    let bytes = Bytes::new(record.data, wire_len);
+    let outcome = match record.linktype {
+        linktype::ETHERNET => link::ethernet(&mut pkt, bytes, 0, opts),
+        linktype::INFINIBAND => infiniband::native(&mut pkt, bytes, 0, opts),
+        linktype::ERF => link::erf(&mut pkt, bytes, opts),
+        linktype::LINUX_SLL => link::sll(&mut pkt, bytes, opts),
+        linktype::LINUX_SLL2 => link::sll2(&mut pkt, bytes, opts),
+        _ => Ok(()),
+    };
+    match outcome {
+        Ok(()) => {}
+        Err(Stop::Truncated(at)) => pkt.truncated = Some(at),
+        Err(Stop::Malformed(at)) => {
+            pkt.error = Some(at);
+            pkt.kind = Kind::Malformed;
+        }
+    }
+    pkt
+}
+
+pub(crate) fn malformed(layer: Layer, offset: usize, why: &'static str) -> Stop {
+    Stop::Malformed(DecodeError::invalid(layer, offset, why))
+}

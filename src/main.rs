@@ -1,0 +1,15 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = rdmadump::cli::Cli::parse();
+    match rdmadump::run(cli) {
+        Ok(code) => code,
+        Err(err) if rdmadump::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("rdmadump: {err:#}");
+            ExitCode::from(rdmadump::EXIT_ERROR)
+        }
+    }
+}

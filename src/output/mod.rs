@@ -1,0 +1,6 @@
+//! Rendering decoded packets: JSON Lines and one-line text.
+
+pub mod json;
+pub mod jsonw;
+pub mod text;
+pub mod time;

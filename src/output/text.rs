@@ -1,0 +1,121 @@
+//! `rdmadump read`: one tcpdump-like line per frame.
+
+use std::io::Write;
+
+use super::time::Clock;
+use crate::crc::{CrcCheck, CrcStatus};
+use crate::dissect::{Kind, Packet};
+use crate::wire::aeth::Syndrome;
+use crate::wire::opcode;
+
+/// Appends one line (with its newline) describing `pkt`.
+pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, clock: &mut Clock) {
+    let _ = write!(out, "{:>6} ", pkt.frame);
+    clock.write(out, pkt.ts_ns);
+    let _ = write!(out, " {:<9}", pkt.kind.name());
+    for tag in pkt.vlans.iter() {
+        let _ = write!(out, " vlan {} p{}", tag.vid(), tag.pcp());
+    }
+    match (pkt.src_addr(), pkt.dst_addr()) {
+        (Some(src), Some(dst)) => {
+            let _ = write!(out, " {src} > {dst}");
+        }
+        _ => {
+            if let Some(eth) = &pkt.eth {
+                let _ = write!(out, " {} > {}", eth.src(), eth.dst());
+            }
+        }
+    }
+    if let Some(bth) = &pkt.bth {
+        let _ = write!(
+            out,
+            " {} qp {:#x} psn {}",
+            opcode::info(bth.opcode()).name,
+            bth.dest_qp(),
+            bth.psn()
+        );
+        let flags = [
+            (bth.solicited_event(), "SE"),
+            (bth.migreq(), "M"),
+            (bth.ack_req(), "AckReq"),
+            (bth.fecn(), "FECN"),
+            (bth.becn(), "BECN"),
+            (pkt.ecn_ce(), "CE"),
+        ];
+        let mut first = true;
+        for (_, name) in flags.iter().filter(|(set, _)| *set) {
+            out.extend_from_slice(if first { b" [" } else { b"," });
+            out.extend_from_slice(name.as_bytes());
+            first = false;
+        }
+        if !first {
+            out.push(b']');
+        }
+    } else if pkt.ecn_ce() {
+        out.extend_from_slice(b" [CE]");
+    }
+    if let Some(aeth) = &pkt.aeth {
+        let _ = match aeth.decode() {
+            Syndrome::Ack { credits } => write!(out, " ACK credits {credits} msn {}", aeth.msn()),
+            Syndrome::RnrNak { timer } => write!(out, " RNR-NAK timer {timer} msn {}", aeth.msn()),
+            Syndrome::Nak(code) => write!(out, " NAK {} msn {}", code.name(), aeth.msn()),
+            Syndrome::Reserved => write!(out, " AETH reserved syndrome {:#x}", aeth.syndrome()),
+        };
+    }
+    if let Some(reth) = &pkt.reth {
+        let _ = write!(
+            out,
+            " va {:#x} rkey {:#x} dma_len {}",
+            reth.va(),
+            reth.rkey(),
+            reth.dma_len()
+        );
+    }
+    if let Some(deth) = &pkt.deth {
+        let _ = write!(out, " src_qp {:#x} qkey {:#x}", deth.src_qp(), deth.qkey());
+    }
+    if let Some(len) = pkt.payload_len {
+        let _ = write!(out, " len {len}");
+    }
+    if let Some(pfc) = &pkt.pfc {
+        let quanta = pfc.quanta();
+        for (priority, q) in quanta.iter().enumerate().filter(|(p, _)| pfc.enabled(*p)) {
+            let _ = if *q == 0 {
+                write!(out, " p{priority}=XON")
+            } else {
+                write!(out, " p{priority}={q}")
+            };
+        }
+        if pfc.class_enable() & 0xff == 0 {
+            out.extend_from_slice(b" no priorities enabled");
+        }
+    }
+    if let Some(pause) = &pkt.pause {
+        let _ = write!(out, " quanta {}", pause.quanta());
+    }
+    write_crc(out, "ICRC", pkt.icrc);
+    write_crc(out, "VCRC", pkt.vcrc);
+    if pkt.kind == Kind::Malformed
+        && let Some(err) = &pkt.error
+    {
+        let _ = write!(out, " !! {err}");
+    }
+    if let Some(cut) = &pkt.truncated {
+        let _ = write!(out, " [snaplen cut {} at offset {}]", cut.layer, cut.offset);
+    }
+    out.push(b'\n');
+}
+
+fn write_crc(out: &mut Vec<u8>, name: &str, check: Option<CrcCheck>) {
+    let Some(check) = check else { return };
+    let _ = match (check.status, check.stored, check.computed) {
+        (CrcStatus::Ok, ..) => Ok(()),
+        (CrcStatus::Bad, Some(stored), Some(computed)) => {
+            write!(
+                out,
+                " {name} BAD (stored {stored:#010x}, computed {computed:#010x})"
+            )
+        }
+        (status, ..) => write!(out, " {name} {}", status.name()),
+    };
+}

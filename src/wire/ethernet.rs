@@ -1,0 +1,102 @@
+//! Ethernet II header and 802.1Q / 802.1ad VLAN tags.
+
+use std::fmt;
+
+use super::{Layer, array_at, header_view, u16_at};
+
+header_view!(
+    /// The 14-byte Ethernet II header.
+    EthernetHeader, 14, Layer::Ethernet
+);
+
+header_view!(
+    /// One 4-byte VLAN tag as it follows a TPID: TCI, then the next EtherType.
+    VlanTag, 4, Layer::Vlan
+);
+
+pub mod ethertype {
+    pub const IPV4: u16 = 0x0800;
+    pub const IPV6: u16 = 0x86dd;
+    pub const VLAN_8021Q: u16 = 0x8100;
+    pub const VLAN_8021AD: u16 = 0x88a8;
+    /// Pre-standard QinQ outer tag still emitted by some switches.
+    pub const VLAN_QINQ_LEGACY: u16 = 0x9100;
+    pub const MAC_CONTROL: u16 = 0x8808;
+    pub const ROCE_V1: u16 = 0x8915;
+}
+
+/// A MAC address, printed the usual colon-separated way.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Mac(pub [u8; 6]);
+
+impl fmt::Display for Mac {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        write!(
+            f,
+            "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
+            b[0], b[1], b[2], b[3], b[4], b[5]
+        )
+    }
+}
+
+impl fmt::Debug for Mac {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl EthernetHeader<'_> {
+    /// Destination address.
+    #[inline]
+    pub fn dst(&self) -> Mac {
+        Mac(array_at::<0, 6, 14>(self.bytes))
+    }
+    /// Source address.
+    #[inline]
+    pub fn src(&self) -> Mac {
+        Mac(array_at::<6, 6, 14>(self.bytes))
+    }
+    /// EtherType (or TPID when a VLAN tag follows).
+    #[inline]
+    pub fn ethertype(&self) -> u16 {
+        u16_at::<12, 14>(self.bytes)
+    }
+}
+
+impl VlanTag<'_> {
+    /// PCP: priority code point.
+    #[inline]
+    pub fn pcp(&self) -> u8 {
+        self.bytes[0] >> 5
+    }
+    /// DEI: drop eligible indicator.
+    #[inline]
+    pub fn dei(&self) -> bool {
+        self.bytes[0] & 0x10 != 0
+    }
+    /// VID: VLAN identifier.
+    #[inline]
+    pub fn vid(&self) -> u16 {
+        u16_at::<0, 4>(self.bytes) & 0x0fff
+    }
+    /// The EtherType after this tag.
+    #[inline]
+    pub fn ethertype(&self) -> u16 {
+        u16_at::<2, 4>(self.bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn vlan_tci() {
+        // PCP 3, DEI 1, VID 100, then IPv4.
+        let bytes = [0x70, 0x64, 0x08, 0x00];
+        let tag = super::VlanTag::new_checked(&bytes, 14).unwrap();
+        assert_eq!(
+            (tag.pcp(), tag.dei(), tag.vid(), tag.ethertype()),
+            (3, true, 100, 0x0800)
+        );
+    }
+}

@@ -1,0 +1,61 @@
+//! IPv6 fixed header (RFC 8200).
+
+use std::net::Ipv6Addr;
+
+use super::{Layer, array_at, header_view, u8_at, u16_at, u32_at};
+
+header_view!(
+    /// The 40-byte IPv6 header.
+    Ipv6Header, 40, Layer::Ipv6
+);
+
+pub mod next_header {
+    pub const HOP_BY_HOP: u8 = 0;
+    pub const UDP: u8 = 17;
+    pub const ROUTING: u8 = 43;
+    pub const FRAGMENT: u8 = 44;
+    pub const DEST_OPTIONS: u8 = 60;
+}
+
+impl Ipv6Header<'_> {
+    /// Version: 6.
+    #[inline]
+    pub fn version(&self) -> u8 {
+        self.bytes[0] >> 4
+    }
+    /// Traffic Class, DSCP and ECN together.
+    #[inline]
+    pub fn traffic_class(&self) -> u8 {
+        ((u16_at::<0, 40>(self.bytes) >> 4) & 0xff) as u8
+    }
+    /// Flow Label.
+    #[inline]
+    pub fn flow_label(&self) -> u32 {
+        u32_at::<0, 40>(self.bytes) & 0x000f_ffff
+    }
+    /// Payload Length: bytes after this header.
+    #[inline]
+    pub fn payload_len(&self) -> u16 {
+        u16_at::<4, 40>(self.bytes)
+    }
+    /// Next Header.
+    #[inline]
+    pub fn next_header(&self) -> u8 {
+        u8_at::<6, 40>(self.bytes)
+    }
+    /// Hop Limit.
+    #[inline]
+    pub fn hop_limit(&self) -> u8 {
+        u8_at::<7, 40>(self.bytes)
+    }
+    /// Source address.
+    #[inline]
+    pub fn src(&self) -> Ipv6Addr {
+        Ipv6Addr::from(array_at::<8, 16, 40>(self.bytes))
+    }
+    /// Destination address.
+    #[inline]
+    pub fn dst(&self) -> Ipv6Addr {
+        Ipv6Addr::from(array_at::<24, 16, 40>(self.bytes))
+    }
+}

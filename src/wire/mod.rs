@@ -1,0 +1,245 @@
+//! Typed, zero-copy views over protocol headers.
+//!
+//! Every header is a `Copy` view holding a reference to a fixed-size array. The length is
+//! checked once, in `new_checked`; after that the accessors index a `[u8; N]` with
+//! constants, so the compiler proves they cannot panic and emits no bounds checks.
+
+pub mod aeth;
+pub mod atomic_ack_eth;
+pub mod atomic_eth;
+pub mod bth;
+pub mod deth;
+pub mod ethernet;
+pub mod grh;
+pub mod ieth;
+pub mod immdt;
+pub mod ipv4;
+pub mod ipv6;
+pub mod lrh;
+pub mod mac_control;
+pub mod opcode;
+pub mod rdeth;
+pub mod reth;
+pub mod udp;
+pub mod xrceth;
+
+use std::fmt;
+
+/// The protocol layer at which decoding stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    Erf,
+    Sll,
+    Ethernet,
+    Vlan,
+    Ipv4,
+    Ipv6,
+    Udp,
+    Lrh,
+    Grh,
+    Bth,
+    Reth,
+    Aeth,
+    Deth,
+    Rdeth,
+    ImmDt,
+    Ieth,
+    AtomicEth,
+    AtomicAckEth,
+    XrcEth,
+    Feth,
+    Cnp,
+    Payload,
+    Icrc,
+    Vcrc,
+    MacControl,
+}
+
+impl Layer {
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Erf => "erf",
+            Layer::Sll => "sll",
+            Layer::Ethernet => "eth",
+            Layer::Vlan => "vlan",
+            Layer::Ipv4 => "ipv4",
+            Layer::Ipv6 => "ipv6",
+            Layer::Udp => "udp",
+            Layer::Lrh => "lrh",
+            Layer::Grh => "grh",
+            Layer::Bth => "bth",
+            Layer::Reth => "reth",
+            Layer::Aeth => "aeth",
+            Layer::Deth => "deth",
+            Layer::Rdeth => "rdeth",
+            Layer::ImmDt => "immdt",
+            Layer::Ieth => "ieth",
+            Layer::AtomicEth => "atomic_eth",
+            Layer::AtomicAckEth => "atomic_ack_eth",
+            Layer::XrcEth => "xrceth",
+            Layer::Feth => "feth",
+            Layer::Cnp => "cnp",
+            Layer::Payload => "payload",
+            Layer::Icrc => "icrc",
+            Layer::Vcrc => "vcrc",
+            Layer::MacControl => "mac_control",
+        }
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where and why a header could not be decoded. `offset` counts bytes from the start of the
+/// frame as the capture record holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodeError {
+    pub layer: Layer,
+    pub offset: usize,
+    pub problem: Problem,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Problem {
+    /// The header needs `required` bytes but only `available` are there.
+    Short { required: usize, available: usize },
+    /// A field holds a value the protocol does not allow; the text names the field.
+    Invalid(&'static str),
+}
+
+impl DecodeError {
+    pub fn short(layer: Layer, offset: usize, required: usize, available: usize) -> Self {
+        DecodeError {
+            layer,
+            offset,
+            problem: Problem::Short {
+                required,
+                available,
+            },
+        }
+    }
+
+    pub fn invalid(layer: Layer, offset: usize, why: &'static str) -> Self {
+        DecodeError {
+            layer,
+            offset,
+            problem: Problem::Invalid(why),
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.problem {
+            Problem::Short {
+                required,
+                available,
+            } => write!(
+                f,
+                "{} at offset {}: needs {} bytes, {} present",
+                self.layer, self.offset, required, available
+            ),
+            Problem::Invalid(why) => write!(f, "{} at offset {}: {}", self.layer, self.offset, why),
+        }
+    }
+}
+
+/// Splits off the first `N` bytes as a fixed-size array, or says how short the buffer is.
+#[inline]
+pub fn take<const N: usize>(
+    buf: &[u8],
+    layer: Layer,
+    offset: usize,
+) -> Result<&[u8; N], DecodeError> {
+    match buf.first_chunk::<N>() {
+        Some(bytes) => Ok(bytes),
+        None => Err(DecodeError::short(layer, offset, N, buf.len())),
+    }
+}
+
+/// Declares a header view: a `Copy` struct over `&[u8; LEN]` with `new_checked`,
+/// `new_unchecked`-free construction and access to the raw bytes.
+macro_rules! header_view {
+    ($(#[$doc:meta])* $name:ident, $len:expr, $layer:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy)]
+        pub struct $name<'a> {
+            bytes: &'a [u8; $len],
+        }
+
+        impl<'a> $name<'a> {
+            pub const LEN: usize = $len;
+
+            /// Checks the length once; `offset` only labels an error.
+            #[inline]
+            pub fn new_checked(buf: &'a [u8], offset: usize) -> Result<Self, $crate::wire::DecodeError> {
+                $crate::wire::take::<$len>(buf, $layer, offset).map(|bytes| $name { bytes })
+            }
+
+            #[inline]
+            pub fn bytes(&self) -> &'a [u8; $len] {
+                self.bytes
+            }
+        }
+
+        impl std::fmt::Debug for $name<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({:02x?})", stringify!($name), self.bytes)
+            }
+        }
+    };
+}
+pub(crate) use header_view;
+
+// Field readers at a constant offset. The `const` assertion turns an out-of-range field into a
+// compile error, so the index checks below are provably dead and the optimiser drops them.
+
+#[inline]
+pub(crate) fn u8_at<const S: usize, const N: usize>(b: &[u8; N]) -> u8 {
+    const { assert!(S < N) };
+    b[S]
+}
+
+#[inline]
+pub(crate) fn u16_at<const S: usize, const N: usize>(b: &[u8; N]) -> u16 {
+    const { assert!(S + 2 <= N) };
+    u16::from_be_bytes([b[S], b[S + 1]])
+}
+
+#[inline]
+pub(crate) fn u24_at<const S: usize, const N: usize>(b: &[u8; N]) -> u32 {
+    const { assert!(S + 3 <= N) };
+    u32::from_be_bytes([0, b[S], b[S + 1], b[S + 2]])
+}
+
+#[inline]
+pub(crate) fn u32_at<const S: usize, const N: usize>(b: &[u8; N]) -> u32 {
+    const { assert!(S + 4 <= N) };
+    u32::from_be_bytes([b[S], b[S + 1], b[S + 2], b[S + 3]])
+}
+
+#[inline]
+pub(crate) fn u64_at<const S: usize, const N: usize>(b: &[u8; N]) -> u64 {
+    const { assert!(S + 8 <= N) };
+    u64::from_be_bytes([
+        b[S],
+        b[S + 1],
+        b[S + 2],
+        b[S + 3],
+        b[S + 4],
+        b[S + 5],
+        b[S + 6],
+        b[S + 7],
+    ])
+}
+
+#[inline]
+pub(crate) fn array_at<const S: usize, const L: usize, const N: usize>(b: &[u8; N]) -> [u8; L] {
+    const { assert!(S + L <= N) };
+    let mut out = [0u8; L];
+    out.copy_from_slice(&b[S..S + L]);
+    out
+}
