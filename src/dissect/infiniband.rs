@@ -8,6 +8,8 @@ use crate::wire::grh::{Grh, NXTHDR_BTH};
 use crate::wire::lrh::{Lrh, lnh};
 
 const VCRC_LEN: usize = 2;
+const RAW_HEADER_LEN: usize = 4;
+const BTH_AND_ICRC: usize = 12 + 4;
 
 pub fn native<'a>(
     pkt: &mut Packet<'a>,
@@ -21,8 +23,17 @@ pub fn native<'a>(
     pkt.lrh = Some(lrh);
     // PktLen counts LRH through ICRC in words; the VCRC follows.
     let end = at + usize::from(lrh.pktlen()) * 4;
-    if end < at + Lrh::LEN {
-        return Err(malformed(Layer::Lrh, at + 4, "PktLen shorter than the LRH"));
+    let headers = match lrh.lnh() {
+        lnh::IBA_LOCAL => Lrh::LEN + BTH_AND_ICRC,
+        lnh::IBA_GLOBAL => Lrh::LEN + Grh::LEN + BTH_AND_ICRC,
+        _ => Lrh::LEN,
+    };
+    if end < at + headers {
+        return Err(malformed(
+            Layer::Lrh,
+            at + 4,
+            "PktLen too short for the headers LNH announces",
+        ));
     }
     let with_vcrc = bytes.limit(
         end + VCRC_LEN,
@@ -74,8 +85,16 @@ pub fn native<'a>(
                 opts,
             )
         }
-        // Raw and raw-IPv6 packets carry no IBA transport and no ICRC.
-        _ => Ok(()),
+        // Raw packets carry a 4-byte raw header, IPv6-raw ones an IPv6 packet; neither has
+        // IBA transport or an ICRC.
+        lnh::RAW => {
+            pkt.payload_len = Some(end.saturating_sub(at + Lrh::LEN + RAW_HEADER_LEN) as u32);
+            Ok(())
+        }
+        _ => {
+            pkt.payload_len = Some((end - at - Lrh::LEN) as u32);
+            Ok(())
+        }
     }
 }
 

@@ -91,7 +91,9 @@ pub fn erf<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> 
     let ts = u64::from_le_bytes([
         header[0], header[1], header[2], header[3], header[4], header[5], header[6], header[7],
     ]);
-    pkt.ts_ns = Some((ts >> 32) * 1_000_000_000 + (((ts & 0xffff_ffff) * 1_000_000_000) >> 32));
+    // Rounded to the nearest nanosecond, as Wireshark does.
+    pkt.ts_ns =
+        Some((ts >> 32) * 1_000_000_000 + (((ts & 0xffff_ffff) * 1_000_000_000 + (1 << 31)) >> 32));
     let record_type = header[8] & 0x7f;
     let rlen = usize::from(u16::from_be_bytes([header[10], header[11]]));
     let wlen = u16::from_be_bytes([header[14], header[15]]);
@@ -125,6 +127,9 @@ pub fn erf<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> 
     if !kind_known {
         return Ok(());
     }
+    // Like Wireshark, report the lengths of the packet inside the record, not the record's.
+    pkt.len = u32::from(wlen);
+    pkt.caplen = bytes.captured_end().saturating_sub(start) as u32;
     // The packet's wire length is wlen; what was captured ends at rlen or at the snaplen.
     let inner = bytes.limit(
         start + usize::from(wlen),

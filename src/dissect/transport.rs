@@ -18,6 +18,7 @@ use crate::wire::{DecodeError, Layer};
 
 const ICRC_LEN: usize = 4;
 const FETH_LEN: usize = 4;
+const CNP_RESERVED_LEN: usize = 16;
 
 /// Decodes the transport packet from `at` (the BTH) to `packet.end()` (the end of the ICRC).
 pub fn decode<'a>(
@@ -80,6 +81,12 @@ pub fn decode<'a>(
     );
     ext_header!(ExtSet::IMMDT, ImmDt, immdt, Layer::ImmDt);
     ext_header!(ExtSet::IETH, Ieth, ieth, Layer::Ieth);
+    if bth.opcode() == opcode::CNP {
+        // The CNP's 16 reserved bytes are part of its format, not payload.
+        body.need(cursor, CNP_RESERVED_LEN, Layer::Cnp)
+            .map_err(overrun)?;
+        cursor += CNP_RESERVED_LEN;
+    }
 
     let pad = usize::from(bth.pad_count());
     let room = icrc_at - cursor;
@@ -89,6 +96,17 @@ pub fn decode<'a>(
     let payload_end = icrc_at - pad;
     pkt.payload_len = Some((payload_end - cursor) as u32);
     pkt.payload = body.captured(cursor, payload_end);
+    let captured_end = packet.captured_end();
+    if captured_end < end {
+        // Every header is here; only payload, pad or ICRC bytes were cut by the snaplen.
+        let layer = if captured_end < payload_end {
+            Layer::Payload
+        } else {
+            Layer::Icrc
+        };
+        let cut = DecodeError::short(layer, captured_end, end - captured_end, 0);
+        return Err(Stop::Truncated(cut));
+    }
     Ok(())
 }
 
