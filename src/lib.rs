@@ -1,6 +1,7 @@
 //! rdmadump: decode and analyse captures of RDMA traffic (InfiniBand, RoCE v1/v2, PFC).
 #![deny(unsafe_code)]
 
+pub mod analyze;
 pub mod capture;
 pub mod cli;
 pub mod commands;

@@ -1,7 +1,97 @@
-//! `rdmadump analyze`: filled in by the analysis engine.
+//! `rdmadump analyze`: report on flows, sequence errors, congestion and PFC.
 
-use crate::cli::AnalyzeArgs;
+use std::io::{self, IsTerminal, Write};
+use std::ops::ControlFlow;
+use std::process::ExitCode;
 
-pub fn run(_args: &AnalyzeArgs) -> anyhow::Result<std::process::ExitCode> {
-    anyhow::bail!("analyze is not built yet")
+use crate::analyze::{AnalyzeConfig, Analyzer, AnomalyKind, report, text};
+use crate::cli::{AnalyzeArgs, AnomalyKindArg, ColorChoice};
+use crate::filter::PacketFilter;
+
+use super::{for_each_packet, input_paths, write_out};
+
+fn anomaly_kind(arg: AnomalyKindArg) -> AnomalyKind {
+    match arg {
+        AnomalyKindArg::PsnGap => AnomalyKind::PsnGap,
+        AnomalyKindArg::GoBackN => AnomalyKind::GoBackN,
+        AnomalyKindArg::Nak => AnomalyKind::Nak,
+        AnomalyKindArg::RnrNak => AnomalyKind::RnrNak,
+        AnomalyKindArg::IcrcBad => AnomalyKind::IcrcBad,
+        AnomalyKindArg::VcrcBad => AnomalyKind::VcrcBad,
+        AnomalyKindArg::PfcStorm => AnomalyKind::PfcStorm,
+        AnomalyKindArg::PauseCascade => AnomalyKind::PauseCascade,
+        AnomalyKindArg::Malformed => AnomalyKind::Malformed,
+    }
+}
+
+/// Color follows `--color`, then `NO_COLOR`, then whether stdout is a terminal.
+pub fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stdout().is_terminal()
+        }
+    }
+}
+
+pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    let filter = PacketFilter::from_args(&args.input)?;
+    let paths = input_paths(&args.input)?;
+    let config = AnalyzeConfig {
+        pmtu: args.pmtu,
+        link_speed_bps: args.link_speed,
+        storm_threshold_ns: u64::try_from(args.storm_threshold.as_nanos()).unwrap_or(u64::MAX),
+        max_flows: args.max_flows,
+        max_pfc_senders: args.max_pfc_senders,
+        ..AnalyzeConfig::default()
+    };
+    let mut analyzer = Analyzer::new(config);
+    let limit = args.count.unwrap_or(u64::MAX);
+    let mut seen = 0u64;
+    let input = for_each_packet(&paths, &args.input, &filter, |file, pkt| {
+        analyzer.observe(file, pkt);
+        seen += 1;
+        Ok(if seen >= limit {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
+    })?;
+    analyzer.finish();
+
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        let mut buf = Vec::new();
+        report::write(&mut buf, &analyzer, &input);
+        write_out(&mut out, &buf)?;
+    } else {
+        let style = text::Style {
+            color: use_color(args.input.color),
+            width: io::stdout()
+                .is_terminal()
+                .then(|| terminal_width().unwrap_or(80)),
+        };
+        write_out(&mut out, text::render(&analyzer, &input, style).as_bytes())?;
+    }
+    out.flush()?;
+
+    if input.failed {
+        return Ok(ExitCode::from(crate::EXIT_ERROR));
+    }
+    let failing = args
+        .fail_on
+        .iter()
+        .map(|k| anomaly_kind(*k))
+        .any(|kind| analyzer.anomalies.count(kind) > 0);
+    Ok(if failing {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn terminal_width() -> Option<u16> {
+    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok())
 }

@@ -108,6 +108,20 @@ impl Arr<'_> {
         self.sep();
         Obj::new(self.out)
     }
+
+    pub fn str(&mut self, value: &str) -> &mut Self {
+        self.sep();
+        write_str(self.out, value);
+        self
+    }
+
+    pub fn display(&mut self, value: impl Display) -> &mut Self {
+        self.sep();
+        self.out.push(b'"');
+        let _ = std::fmt::Write::write_fmt(&mut Escaper(self.out), format_args!("{value}"));
+        self.out.push(b'"');
+        self
+    }
 }
 
 impl Drop for Arr<'_> {

@@ -29,7 +29,10 @@ const SCALARS: &[(&str, &str)] = &[
     ("vcrc", "vcrc.status"),
 ];
 
-const NESTED: &[(&str, &str, &[(&str, &str)])] = &[
+/// (expected key, our object key, field renames).
+type Nested = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+
+const NESTED: &[Nested] = &[
     (
         "aeth",
         "aeth",

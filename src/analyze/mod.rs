@@ -1,0 +1,320 @@
+//! `rdmadump analyze`: one streaming pass over decoded packets that rebuilds per-QP flows,
+//! finds PSN gaps, go-back-N episodes, NAKs, congestion marks, CRC failures, PFC storms
+//! and pause cascades.
+
+pub mod flows;
+pub mod pfc;
+pub mod psn;
+pub mod report;
+pub mod text;
+
+use crate::crc::{CrcCheck, CrcStatus};
+use crate::dissect::{Kind, Packet};
+use crate::wire::DecodeError;
+use crate::wire::aeth::NakCode;
+use crate::wire::opcode::Role;
+
+use flows::{FlowKey, FlowTable, FrameRef};
+use pfc::{Cascade, PfcTracker, Storm};
+
+#[derive(Debug, Clone)]
+pub struct AnalyzeConfig {
+    pub pmtu: Option<u32>,
+    pub link_speed_bps: u64,
+    pub storm_threshold_ns: u64,
+    pub max_flows: usize,
+    pub max_pfc_senders: usize,
+    /// Anomalies kept for the report; all are counted.
+    pub max_anomalies: usize,
+}
+
+impl Default for AnalyzeConfig {
+    fn default() -> Self {
+        AnalyzeConfig {
+            pmtu: None,
+            link_speed_bps: 100_000_000_000,
+            storm_threshold_ns: 100_000_000,
+            max_flows: 1_000_000,
+            max_pfc_senders: 65_536,
+            max_anomalies: 10_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AnomalyKind {
+    PsnGap,
+    GoBackN,
+    Nak,
+    RnrNak,
+    IcrcBad,
+    VcrcBad,
+    PfcStorm,
+    PauseCascade,
+    Malformed,
+}
+
+impl AnomalyKind {
+    pub const ALL: [AnomalyKind; 9] = [
+        AnomalyKind::PsnGap,
+        AnomalyKind::GoBackN,
+        AnomalyKind::Nak,
+        AnomalyKind::RnrNak,
+        AnomalyKind::IcrcBad,
+        AnomalyKind::VcrcBad,
+        AnomalyKind::PfcStorm,
+        AnomalyKind::PauseCascade,
+        AnomalyKind::Malformed,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AnomalyKind::PsnGap => "psn_gap",
+            AnomalyKind::GoBackN => "go_back_n",
+            AnomalyKind::Nak => "nak",
+            AnomalyKind::RnrNak => "rnr_nak",
+            AnomalyKind::IcrcBad => "icrc_bad",
+            AnomalyKind::VcrcBad => "vcrc_bad",
+            AnomalyKind::PfcStorm => "pfc_storm",
+            AnomalyKind::PauseCascade => "pause_cascade",
+            AnomalyKind::Malformed => "malformed",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What went wrong, with what the user needs to find it.
+#[derive(Debug, Clone)]
+pub enum What {
+    PsnGap {
+        flow: FlowKey,
+        psn: u32,
+        expected: u32,
+        missing: u32,
+    },
+    GoBackN {
+        flow: FlowKey,
+        from_psn: u32,
+        to_psn: u32,
+        depth: u32,
+        /// The NAK that asked for the retransmission, when it was captured.
+        nak: Option<FrameRef>,
+        /// From the NAK, or else from the packet before the jump, to the retransmission.
+        delay_ns: Option<u64>,
+    },
+    Nak {
+        flow: FlowKey,
+        psn: u32,
+        code: NakCode,
+    },
+    RnrNak {
+        flow: FlowKey,
+        psn: u32,
+        timer: u8,
+    },
+    IcrcBad(CrcCheck),
+    VcrcBad(CrcCheck),
+    PfcStorm(Storm),
+    PauseCascade(Cascade),
+    Malformed(DecodeError),
+}
+
+impl What {
+    pub fn kind(&self) -> AnomalyKind {
+        match self {
+            What::PsnGap { .. } => AnomalyKind::PsnGap,
+            What::GoBackN { .. } => AnomalyKind::GoBackN,
+            What::Nak { .. } => AnomalyKind::Nak,
+            What::RnrNak { .. } => AnomalyKind::RnrNak,
+            What::IcrcBad(_) => AnomalyKind::IcrcBad,
+            What::VcrcBad(_) => AnomalyKind::VcrcBad,
+            What::PfcStorm(_) => AnomalyKind::PfcStorm,
+            What::PauseCascade(_) => AnomalyKind::PauseCascade,
+            What::Malformed(_) => AnomalyKind::Malformed,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Anomaly {
+    pub at: FrameRef,
+    pub what: What,
+}
+
+/// Keeps the first anomalies in full and counts all of them, so a hostile capture cannot
+/// grow the report without bound.
+#[derive(Debug, Default)]
+pub struct AnomalySink {
+    pub kept: Vec<Anomaly>,
+    pub counts: [u64; AnomalyKind::ALL.len()],
+    limit: usize,
+}
+
+impl AnomalySink {
+    fn new(limit: usize) -> Self {
+        AnomalySink {
+            limit,
+            ..AnomalySink::default()
+        }
+    }
+
+    pub fn push(&mut self, anomaly: Anomaly) {
+        self.counts[anomaly.what.kind().index()] += 1;
+        if self.kept.len() < self.limit {
+            self.kept.push(anomaly);
+        }
+    }
+
+    pub fn count(&self, kind: AnomalyKind) -> u64 {
+        self.counts[kind.index()]
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CrcCounts {
+    pub ok: u64,
+    pub bad: u64,
+    pub unverifiable: u64,
+}
+
+impl CrcCounts {
+    fn add(&mut self, check: Option<CrcCheck>) {
+        match check.map(|c| c.status) {
+            Some(CrcStatus::Ok) => self.ok += 1,
+            Some(CrcStatus::Bad) => self.bad += 1,
+            Some(CrcStatus::Unverifiable) => self.unverifiable += 1,
+            None => {}
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct KindCounts {
+    pub by_kind: [u64; 7],
+    pub cnp: u64,
+}
+
+impl KindCounts {
+    pub fn get(&self, kind: Kind) -> u64 {
+        self.by_kind[Kind::ALL.iter().position(|k| *k == kind).unwrap_or(0)]
+    }
+}
+
+/// The streaming analysis state.
+pub struct Analyzer {
+    pub config: AnalyzeConfig,
+    pub flows: FlowTable,
+    pub pfc: PfcTracker,
+    pub anomalies: AnomalySink,
+    pub counts: KindCounts,
+    pub icrc: CrcCounts,
+    pub vcrc: CrcCounts,
+    pub ecn_ce: u64,
+    pub packets: u64,
+    pub first_ts: Option<u64>,
+    pub last_ts: Option<u64>,
+    pub first_ce: Option<(FrameRef, FlowKey)>,
+    pub first_cnp: Option<(FrameRef, FlowKey)>,
+}
+
+impl Analyzer {
+    pub fn new(config: AnalyzeConfig) -> Self {
+        Analyzer {
+            flows: FlowTable::new(config.max_flows, config.pmtu),
+            pfc: PfcTracker::new(
+                config.link_speed_bps,
+                config.storm_threshold_ns,
+                config.max_pfc_senders,
+            ),
+            anomalies: AnomalySink::new(config.max_anomalies),
+            config,
+            counts: KindCounts::default(),
+            icrc: CrcCounts::default(),
+            vcrc: CrcCounts::default(),
+            ecn_ce: 0,
+            packets: 0,
+            first_ts: None,
+            last_ts: None,
+            first_ce: None,
+            first_cnp: None,
+        }
+    }
+
+    /// Feeds one packet; `file` is the index of its input.
+    pub fn observe(&mut self, file: usize, pkt: &Packet<'_>) {
+        let at = FrameRef {
+            file: u16::try_from(file).unwrap_or(u16::MAX),
+            frame: pkt.frame,
+            ts_ns: pkt.ts_ns,
+        };
+        self.packets += 1;
+        if let Some(ts) = pkt.ts_ns {
+            self.first_ts = Some(self.first_ts.map_or(ts, |t| t.min(ts)));
+            self.last_ts = Some(self.last_ts.map_or(ts, |t| t.max(ts)));
+        }
+        if let Some(i) = Kind::ALL.iter().position(|k| *k == pkt.kind) {
+            self.counts.by_kind[i] += 1;
+        }
+        self.icrc.add(pkt.icrc);
+        self.vcrc.add(pkt.vcrc);
+        if let Some(check) = pkt.icrc.filter(|c| c.status == CrcStatus::Bad) {
+            self.anomalies.push(Anomaly {
+                at,
+                what: What::IcrcBad(check),
+            });
+        }
+        if let Some(check) = pkt.vcrc.filter(|c| c.status == CrcStatus::Bad) {
+            self.anomalies.push(Anomaly {
+                at,
+                what: What::VcrcBad(check),
+            });
+        }
+        if let Some(err) = pkt.error {
+            self.anomalies.push(Anomaly {
+                at,
+                what: What::Malformed(err),
+            });
+        }
+        let rdma = matches!(pkt.kind, Kind::RoceV1 | Kind::RoceV2 | Kind::Ib);
+        if rdma && pkt.ecn_ce() {
+            self.ecn_ce += 1;
+        }
+        if let Some(bth) = pkt.bth {
+            let role = crate::wire::opcode::info(bth.opcode()).role;
+            if let (Some(src), Some(dst)) = (pkt.src_addr(), pkt.dst_addr()) {
+                let key = FlowKey {
+                    src,
+                    dst,
+                    dest_qp: bth.dest_qp(),
+                    role,
+                };
+                if role == Role::Cnp {
+                    self.counts.cnp += 1;
+                    self.first_cnp.get_or_insert((at, key));
+                }
+                if pkt.ecn_ce() {
+                    self.first_ce.get_or_insert((at, key));
+                }
+            }
+            self.flows.observe(pkt, at, &mut self.anomalies);
+        }
+        if pkt.pfc.is_some() || pkt.pause.is_some() {
+            self.pfc.observe(pkt, at, &mut self.anomalies);
+        }
+    }
+
+    /// Closes what is still open at the end of the capture.
+    pub fn finish(&mut self) {
+        self.pfc.finish(&mut self.anomalies);
+        self.anomalies
+            .kept
+            .sort_by_key(|a| (a.at.ts_ns.unwrap_or(0), a.at.file, a.at.frame));
+    }
+}

@@ -1,0 +1,339 @@
+//! The human report: summary, flow table, PFC table, anomaly list. Laid out to read in an
+//! 80-column terminal for IPv4 and LID addresses; wider addresses wrap when stdout is a
+//! terminal and run long when it is not.
+
+use std::fmt::Write;
+
+use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, LineStyle, Table, TableStyle};
+
+use super::flows::FrameRef;
+use super::report::priority_name;
+use super::{Analyzer, AnomalyKind, What};
+use crate::commands::InputReport;
+use crate::dissect::Kind;
+use crate::output::time::Seconds;
+use crate::wire::opcode::Role;
+
+/// Anomalies listed in full before the rest are summarised.
+const ANOMALIES_SHOWN: usize = 25;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+    /// Terminal width to wrap tables to; `None` when stdout is not a terminal.
+    pub width: Option<u16>,
+}
+
+fn table(style: Style, header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(TableStyle::new().header_separator(LineStyle::none().fill('─').junction('─')));
+    t.set_header(header.iter().map(Cell::new));
+    match style.width {
+        Some(width) => {
+            t.set_content_arrangement(ContentArrangement::Dynamic);
+            t.set_width(width);
+        }
+        None => {
+            t.set_content_arrangement(ContentArrangement::Disabled);
+        }
+    }
+    if !style.color {
+        t.force_no_tty();
+    } else {
+        t.enforce_styling();
+    }
+    for column in t.column_iter_mut() {
+        column.set_padding((0, 1));
+    }
+    t
+}
+
+fn number(n: u64) -> Cell {
+    Cell::new(n).set_alignment(CellAlignment::Right)
+}
+
+fn flagged(n: u64, style: Style) -> Cell {
+    let cell = number(n);
+    if n > 0 && style.color {
+        cell.fg(Color::Red)
+    } else {
+        cell
+    }
+}
+
+fn role(role: Role) -> &'static str {
+    match role {
+        Role::Request => "req",
+        Role::Response => "rsp",
+        Role::Cnp => "cnp",
+        Role::Unknown => "?",
+    }
+}
+
+fn where_(at: FrameRef, input: &InputReport) -> String {
+    if input.files.len() > 1 {
+        format!(
+            "{}#{}",
+            input
+                .files
+                .get(usize::from(at.file))
+                .map_or("?", |s| s.as_str()),
+            at.frame
+        )
+    } else {
+        at.frame.to_string()
+    }
+}
+
+pub fn render(analyzer: &Analyzer, input: &InputReport, style: Style) -> String {
+    let mut out = String::new();
+    summary(&mut out, analyzer, input);
+    flows(&mut out, analyzer, style);
+    pfc(&mut out, analyzer, style);
+    anomalies(&mut out, analyzer, input, style);
+    out
+}
+
+fn summary(out: &mut String, a: &Analyzer, input: &InputReport) {
+    let _ = writeln!(out, "Capture: {}", input.files.join(", "));
+    let span = match (a.first_ts, a.last_ts) {
+        (Some(first), Some(last)) => {
+            format!(", {} s from {}", Seconds(last - first), Seconds(first))
+        }
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "  {} packets{span}{}",
+        input.records,
+        if input.truncated {
+            ", capture cut short"
+        } else {
+            ""
+        }
+    );
+    let kinds: Vec<String> = Kind::ALL
+        .iter()
+        .filter(|k| a.counts.get(**k) > 0)
+        .map(|k| format!("{} {}", k.name(), a.counts.get(*k)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  kinds: {}",
+        if kinds.is_empty() {
+            "none".into()
+        } else {
+            kinds.join(", ")
+        }
+    );
+    let crc = |c: super::CrcCounts| {
+        format!(
+            "{} ok, {} bad, {} unverifiable",
+            c.ok, c.bad, c.unverifiable
+        )
+    };
+    let _ = writeln!(out, "  ICRC: {}", crc(a.icrc));
+    if a.vcrc.ok + a.vcrc.bad + a.vcrc.unverifiable > 0 {
+        let _ = writeln!(out, "  VCRC: {}", crc(a.vcrc));
+    }
+    let _ = write!(
+        out,
+        "  congestion: {} ECN-CE marked, {} CNPs",
+        a.ecn_ce, a.counts.cnp
+    );
+    if let (Some((ce, _)), Some((cnp, _))) = (a.first_ce, a.first_cnp)
+        && let (Some(ce), Some(cnp)) = (ce.ts_ns, cnp.ts_ns)
+        && cnp >= ce
+    {
+        let _ = write!(out, ", first CNP {} us after first CE", (cnp - ce) / 1000);
+    }
+    out.push('\n');
+    if a.flows.evicted > 0 {
+        let _ = writeln!(
+            out,
+            "  flow table full: {} idle flows evicted",
+            a.flows.evicted
+        );
+    }
+    if let Some(pmtu) = a.config.pmtu {
+        let _ = writeln!(out, "  PMTU {pmtu} (given)");
+    }
+}
+
+fn flows(out: &mut String, a: &Analyzer, style: Style) {
+    let sorted = a.flows.sorted();
+    let _ = writeln!(out, "\nFlows ({})", sorted.len());
+    if sorted.is_empty() {
+        return;
+    }
+    let mut t = table(
+        style,
+        &[
+            "flow", "qp", "role", "pkts", "gaps", "retx", "gbn", "nak", "ce", "cnp",
+        ],
+    );
+    for (key, flow) in &sorted {
+        t.add_row(vec![
+            Cell::new(format!("{} > {}", key.src, key.dst)),
+            Cell::new(format!("{:#x}", key.dest_qp)),
+            Cell::new(role(key.role)),
+            number(flow.packets),
+            flagged(flow.psn_gaps, style),
+            flagged(flow.retransmitted, style),
+            flagged(flow.go_back_n, style),
+            flagged(flow.naks + flow.rnr_naks, style),
+            number(flow.ecn_ce),
+            number(flow.cnps),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    let inferred: Vec<String> = sorted
+        .iter()
+        .filter_map(|(key, flow)| match flow.pmtu_used {
+            Some((pmtu, super::flows::PmtuSource::Inferred)) => Some(format!(
+                "{} > {} qp {:#x}: {pmtu}",
+                key.src, key.dst, key.dest_qp
+            )),
+            _ => None,
+        })
+        .collect();
+    if !inferred.is_empty() {
+        let _ = writeln!(
+            out,
+            "  PMTU inferred from the largest payload (give --pmtu to be exact): {}",
+            inferred.join("; ")
+        );
+    }
+}
+
+fn pfc(out: &mut String, a: &Analyzer, style: Style) {
+    let tracker = &a.pfc;
+    if tracker.pfc_frames + tracker.pause_frames == 0 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nPFC: {} PFC frames, {} 802.3x PAUSE frames, {} storms, {} cascades",
+        tracker.pfc_frames,
+        tracker.pause_frames,
+        tracker.storms.len(),
+        tracker.cascades.len()
+    );
+    let mut t = table(style, &["sender", "prio", "frames", "xon", "paused ms"]);
+    for ((mac, prio), stats) in tracker.sorted_senders() {
+        t.add_row(vec![
+            Cell::new(mac),
+            Cell::new(priority_name(*prio)),
+            number(stats.frames),
+            number(stats.xon_frames),
+            Cell::new(format!("{:.3}", stats.paused_ns as f64 / 1e6))
+                .set_alignment(CellAlignment::Right),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+}
+
+fn describe(what: &What) -> String {
+    match what {
+        What::PsnGap {
+            flow,
+            psn,
+            expected,
+            missing,
+        } => format!(
+            "{} > {} qp {:#x}: psn {psn}, expected {expected}, {missing} missing",
+            flow.src, flow.dst, flow.dest_qp
+        ),
+        What::GoBackN {
+            flow,
+            from_psn,
+            to_psn,
+            depth,
+            nak,
+            delay_ns,
+        } => {
+            let delay = match (delay_ns, nak) {
+                (Some(d), Some(n)) => format!(", {} us after NAK (frame {})", d / 1000, n.frame),
+                (Some(d), None) => format!(", {} us after the previous packet", d / 1000),
+                _ => String::new(),
+            };
+            format!(
+                "{} > {} qp {:#x}: back {depth} from psn {from_psn} to {to_psn}{delay}",
+                flow.src, flow.dst, flow.dest_qp
+            )
+        }
+        What::Nak { flow, psn, code } => {
+            format!(
+                "{} > {} qp {:#x}: psn {psn} {}",
+                flow.src,
+                flow.dst,
+                flow.dest_qp,
+                code.name()
+            )
+        }
+        What::RnrNak { flow, psn, timer } => {
+            format!(
+                "{} > {} qp {:#x}: psn {psn} timer {timer}",
+                flow.src, flow.dst, flow.dest_qp
+            )
+        }
+        What::IcrcBad(c) | What::VcrcBad(c) => format!(
+            "stored {:#010x}, computed {:#010x}",
+            c.stored.unwrap_or(0),
+            c.computed.unwrap_or(0)
+        ),
+        What::PfcStorm(s) => format!(
+            "{} priority {} paused {} ms in {} frames",
+            s.src,
+            priority_name(s.priority),
+            s.duration_ns / 1_000_000,
+            s.frames
+        ),
+        What::PauseCascade(c) => {
+            let senders: Vec<String> = c.senders.iter().map(|m| m.to_string()).collect();
+            format!(
+                "priority {}: {} over {} us",
+                priority_name(c.priority),
+                senders.join(" -> "),
+                c.duration_ns / 1000
+            )
+        }
+        What::Malformed(err) => err.to_string(),
+    }
+}
+
+fn anomalies(out: &mut String, a: &Analyzer, input: &InputReport, style: Style) {
+    let sink = &a.anomalies;
+    let total = sink.total();
+    let _ = writeln!(out, "\nAnomalies ({total})");
+    if total == 0 {
+        return;
+    }
+    let counts: Vec<String> = AnomalyKind::ALL
+        .iter()
+        .filter(|k| sink.count(**k) > 0)
+        .map(|k| format!("{} {}", k.name(), sink.count(*k)))
+        .collect();
+    let _ = writeln!(out, "  {}", counts.join(", "));
+    let mut t = table(style, &["frame", "kind", "detail"]);
+    for anomaly in sink.kept.iter().take(ANOMALIES_SHOWN) {
+        let kind = Cell::new(anomaly.what.kind().name());
+        t.add_row(vec![
+            Cell::new(where_(anomaly.at, input)).set_alignment(CellAlignment::Right),
+            if style.color {
+                kind.fg(Color::Yellow)
+            } else {
+                kind
+            },
+            Cell::new(describe(&anomaly.what)),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    if total > ANOMALIES_SHOWN as u64 {
+        let _ = writeln!(
+            out,
+            "  ... {} more (see --json)",
+            total - ANOMALIES_SHOWN as u64
+        );
+    }
+}
