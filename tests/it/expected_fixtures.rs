@@ -30,7 +30,11 @@ const SCALARS: &[(&str, &str)] = &[
 ];
 
 /// (expected key, our object key, field renames).
-type Nested = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+type Nested = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
 
 const NESTED: &[Nested] = &[
     (

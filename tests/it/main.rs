@@ -4,3 +4,4 @@ mod harness;
 
 mod expected_fixtures;
 mod real_capture;
+mod scenarios;
