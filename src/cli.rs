@@ -239,3 +239,29 @@ mod tests {
         Cli::command().debug_assert();
     }
 }
+
+/// The man page: the top-level page, then each subcommand's synopsis, options and examples.
+pub fn render_man(out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use clap::CommandFactory;
+    let cmd = Cli::command();
+    clap_mangen::Man::new(cmd.clone()).render(out)?;
+    for sub in cmd
+        .get_subcommands()
+        .filter(|s| matches!(s.get_name(), "read" | "analyze"))
+    {
+        writeln!(out, ".SH \"RDMADUMP {}\"", sub.get_name().to_uppercase())?;
+        let man =
+            clap_mangen::Man::new(sub.clone().bin_name(format!("rdmadump {}", sub.get_name())));
+        man.render_synopsis_section(out)?;
+        man.render_description_section(out)?;
+        man.render_options_section(out)?;
+        man.render_extra_section(out)?;
+    }
+    Ok(())
+}
+
+/// Writes the completion script for `shell`, named as clap_complete names it.
+pub fn render_completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
+    use clap::CommandFactory;
+    clap_complete::generate(shell, &mut Cli::command(), "rdmadump", out);
+}

@@ -13,8 +13,6 @@ pub mod wire;
 
 use std::process::ExitCode;
 
-use clap::CommandFactory;
-
 use cli::{Cli, Command};
 
 /// Exit status for usage and I/O errors, and for inputs that could not be read.
@@ -30,12 +28,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }),
         Command::Analyze(args) => commands::analyze::run(&args),
         Command::Completions { shell } => {
-            let mut cmd = Cli::command();
-            clap_complete::generate(shell, &mut cmd, "rdmadump", &mut std::io::stdout());
+            cli::render_completions(shell, &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => {
-            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+            cli::render_man(&mut std::io::stdout())?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -103,7 +103,17 @@ pub fn for_each_packet(
             None => None,
         });
     }
+    let total: u64 = readers
+        .iter()
+        .flatten()
+        .filter_map(|(reader, _)| reader.len_hint())
+        .sum();
+    let progress = Progress::new(total);
     loop {
+        if report.records % PROGRESS_EVERY == 0 {
+            let done: u64 = readers.iter().flatten().map(|(r, _)| r.position()).sum();
+            progress.update(done, report.records);
+        }
         // The input whose current record is earliest; a record without a timestamp (pcapng
         // SPB) goes first so it stays next to its neighbours.
         let mut next: Option<(usize, u64)> = None;
@@ -155,12 +165,55 @@ pub fn for_each_packet(
             }
         }
     }
+    progress.finish();
     for (slot, name) in readers.iter_mut().zip(&report.files) {
         if let Some((reader, _)) = slot {
             warn_all(reader, name);
         }
     }
     Ok(report)
+}
+
+/// Records between progress updates: rare enough to cost nothing per packet.
+const PROGRESS_EVERY: u64 = 1 << 16;
+/// Inputs smaller than this finish too fast for a progress bar to help.
+const PROGRESS_MIN_BYTES: u64 = 64 << 20;
+
+/// A progress bar on stderr for big inputs, shown only when stderr is a terminal.
+struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    fn new(total: u64) -> Self {
+        if total < PROGRESS_MIN_BYTES || !io::stderr().is_terminal() {
+            return Progress(None);
+        }
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(total),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        let style = indicatif::ProgressStyle::with_template(
+            "{bar:30} {bytes}/{total_bytes} {bytes_per_sec} {msg} ETA {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+        bar.set_style(style);
+        Progress(Some(bar))
+    }
+
+    fn update(&self, bytes: u64, packets: u64) {
+        if let Some(bar) = &self.0 {
+            bar.set_position(bytes);
+            let secs = bar.elapsed().as_secs_f64();
+            if secs > 0.0 {
+                bar.set_message(format!("{:.2} Mpkt/s", packets as f64 / secs / 1e6));
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// Turns an I/O error into the chain `main` expects; a broken pipe is recognised there.

@@ -3,5 +3,7 @@
 mod harness;
 
 mod expected_fixtures;
+mod generated;
 mod real_capture;
 mod scenarios;
+mod tshark_diff;

@@ -1,0 +1,134 @@
+//! Packet selection: `-Y EXPR`, `--qp` and `--kind`, compiled once before reading.
+
+mod fields;
+mod parse;
+
+pub use parse::FilterError;
+
+use fields::Value;
+use parse::{Expr, Op};
+
+use crate::cli::{InputArgs, KindArg};
+use crate::dissect::{Kind, Packet};
+
+#[derive(Debug, Default)]
+pub struct PacketFilter {
+    expr: Option<Expr>,
+    qp: Option<u32>,
+    kind: Option<Kind>,
+}
+
+impl PacketFilter {
+    pub fn from_args(args: &InputArgs) -> Result<Self, FilterError> {
+        Ok(PacketFilter {
+            expr: args.filter.as_deref().map(parse::parse).transpose()?,
+            qp: args.qp.map(|q| q as u32),
+            kind: args.kind.map(|k| match k {
+                KindArg::RoceV1 => Kind::RoceV1,
+                KindArg::RoceV2 => Kind::RoceV2,
+                KindArg::Ib => Kind::Ib,
+                KindArg::Pfc => Kind::Pfc,
+                KindArg::Pause => Kind::Pause,
+                KindArg::Other => Kind::Other,
+                KindArg::Malformed => Kind::Malformed,
+            }),
+        })
+    }
+
+    /// Parses a filter expression alone; for tests and tools.
+    pub fn from_expr(text: &str) -> Result<Self, FilterError> {
+        Ok(PacketFilter {
+            expr: Some(parse::parse(text)?),
+            ..PacketFilter::default()
+        })
+    }
+
+    #[inline]
+    pub fn matches(&self, pkt: &Packet<'_>) -> bool {
+        if let Some(qp) = self.qp
+            && pkt.bth.is_none_or(|b| b.dest_qp() != qp)
+        {
+            return false;
+        }
+        if let Some(kind) = self.kind
+            && pkt.kind != kind
+        {
+            return false;
+        }
+        self.expr.as_ref().is_none_or(|e| eval(e, pkt))
+    }
+}
+
+fn eval(expr: &Expr, pkt: &Packet<'_>) -> bool {
+    match expr {
+        Expr::Test(field) => match (field.get)(pkt) {
+            Some(Value::Bool(b)) => b,
+            Some(_) => true,
+            None => false,
+        },
+        // As in Wireshark, a comparison with a field the packet lacks is false, even `!=`.
+        Expr::Compare(field, op, want) => {
+            (field.get)(pkt).is_some_and(|got| compare(got, *op, *want))
+        }
+        Expr::CompareText(field, op, want) => match (field.get)(pkt) {
+            Some(Value::Str(got)) => (got == want.as_str()) == (*op == Op::Eq),
+            _ => false,
+        },
+        Expr::Not(inner) => !eval(inner, pkt),
+        Expr::And(a, b) => eval(a, pkt) && eval(b, pkt),
+        Expr::Or(a, b) => eval(a, pkt) || eval(b, pkt),
+    }
+}
+
+fn compare(got: Value, op: Op, want: Value) -> bool {
+    match (got, want) {
+        (Value::Int(a), Value::Int(b)) => match op {
+            Op::Eq => a == b,
+            Op::Ne => a != b,
+            Op::Lt => a < b,
+            Op::Le => a <= b,
+            Op::Gt => a > b,
+            Op::Ge => a >= b,
+        },
+        (a, b) => match op {
+            Op::Eq => a == b,
+            Op::Ne => a != b,
+            _ => false,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_with_the_column() {
+        let err = PacketFilter::from_expr("bth.dest_qp == 0xb01 && bth.bogus == 1").unwrap_err();
+        assert_eq!(err.column, 25);
+        assert!(err.message.contains("bth.bogus"));
+        let err = PacketFilter::from_expr("icrc.status == \"broken\"").unwrap_err();
+        assert_eq!(err.column, 16);
+        let err = PacketFilter::from_expr("(kind == \"pfc\"").unwrap_err();
+        assert_eq!(err.column, 15);
+        let err = PacketFilter::from_expr("ip.ecn == ").unwrap_err();
+        assert_eq!(err.column, 11);
+        assert!(PacketFilter::from_expr("ip.src < \"10.0.0.1\"").is_err());
+    }
+
+    #[test]
+    fn accepts_the_documented_forms() {
+        for text in [
+            "bth.dest_qp == 0xb01",
+            "icrc.status == \"bad\"",
+            "kind == \"pfc\"",
+            "aeth.kind == \"nak\"",
+            "ip.ecn == 3",
+            "!(bth.psn >= 10 || bth.psn < 2) && bth.fecn",
+            "bth.becn == true && ip.src == \"10.0.0.1\" && eth.src != \"02:00:00:00:00:01\"",
+            "grh.dgid == \"ff12:401b:ffff::ffff:ffff\"",
+        ] {
+            assert!(PacketFilter::from_expr(text).is_ok(), "{text}");
+        }
+    }
+}
