@@ -216,30 +216,6 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_nanos((value * ns_per).round() as u64))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn value_parsers() {
-        assert_eq!(parse_number("0xb01"), Ok(0xb01));
-        assert_eq!(parse_number("17"), Ok(17));
-        assert_eq!(parse_link_speed("100G"), Ok(100_000_000_000));
-        assert_eq!(parse_link_speed("25g"), Ok(25_000_000_000));
-        assert!(parse_link_speed("fast").is_err());
-        assert_eq!(parse_duration("100ms"), Ok(Duration::from_millis(100)));
-        assert_eq!(parse_duration("250us"), Ok(Duration::from_micros(250)));
-        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
-        assert!(parse_duration("5 parsecs").is_err());
-    }
-
-    #[test]
-    fn definition_is_consistent() {
-        use clap::CommandFactory;
-        Cli::command().debug_assert();
-    }
-}
-
 /// The man page: the top-level page, then each subcommand's synopsis, options and examples.
 pub fn render_man(out: &mut dyn std::io::Write) -> std::io::Result<()> {
     use clap::CommandFactory;
@@ -264,4 +240,28 @@ pub fn render_man(out: &mut dyn std::io::Write) -> std::io::Result<()> {
 pub fn render_completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
     use clap::CommandFactory;
     clap_complete::generate(shell, &mut Cli::command(), "rdmadump", out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_parsers() {
+        assert_eq!(parse_number("0xb01"), Ok(0xb01));
+        assert_eq!(parse_number("17"), Ok(17));
+        assert_eq!(parse_link_speed("100G"), Ok(100_000_000_000));
+        assert_eq!(parse_link_speed("25g"), Ok(25_000_000_000));
+        assert!(parse_link_speed("fast").is_err());
+        assert_eq!(parse_duration("100ms"), Ok(Duration::from_millis(100)));
+        assert_eq!(parse_duration("250us"), Ok(Duration::from_micros(250)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("5 parsecs").is_err());
+    }
+
+    #[test]
+    fn definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
 }

@@ -110,7 +110,7 @@ pub fn for_each_packet(
         .sum();
     let progress = Progress::new(total);
     loop {
-        if report.records % PROGRESS_EVERY == 0 {
+        if report.records.is_multiple_of(PROGRESS_EVERY) {
             let done: u64 = readers.iter().flatten().map(|(r, _)| r.position()).sum();
             progress.update(done, report.records);
         }
