@@ -24,6 +24,16 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     let limit = args.count.unwrap_or(u64::MAX);
     let multiple = paths.len() > 1;
     let names: Vec<String> = paths.iter().map(|p| super::display_path(p)).collect();
+    // Text lines carry the file's base name; JSON the path as given.
+    let short: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            p.file_name().map_or_else(
+                || super::display_path(p),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        })
+        .collect();
     if limit == 0 {
         return Ok(true);
     }
@@ -32,7 +42,12 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
         if args.json {
             json::write_packet(&mut buf, pkt, file_name);
         } else {
-            text::write_packet(&mut buf, pkt, &mut clock);
+            text::write_packet(
+                &mut buf,
+                pkt,
+                &mut clock,
+                multiple.then(|| short[file].as_str()),
+            );
         }
         if buf.len() >= FLUSH_AT {
             write_out(&mut out, &buf)?;

@@ -9,8 +9,16 @@ use crate::wire::aeth::Syndrome;
 use crate::wire::opcode;
 
 /// Appends one line (with its newline) describing `pkt`.
-pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, clock: &mut Clock) {
-    let _ = write!(out, "{:>6} ", pkt.frame);
+/// `file` names the input when several are merged, so frame numbers stay unambiguous.
+pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, clock: &mut Clock, file: Option<&str>) {
+    match file {
+        Some(name) => {
+            let _ = write!(out, "{name}:{} ", pkt.frame);
+        }
+        None => {
+            let _ = write!(out, "{:>6} ", pkt.frame);
+        }
+    }
     clock.write(out, pkt.ts_ns);
     let _ = write!(out, " {:<9}", pkt.kind.name());
     for tag in pkt.vlans.iter() {
@@ -93,8 +101,8 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, clock: &mut Clock) {
     if let Some(pause) = &pkt.pause {
         let _ = write!(out, " quanta {}", pause.quanta());
     }
-    write_crc(out, "ICRC", pkt.icrc);
-    write_crc(out, "VCRC", pkt.vcrc);
+    write_crc(out, "ICRC", pkt.icrc, 8);
+    write_crc(out, "VCRC", pkt.vcrc, 4);
     if pkt.kind == Kind::Malformed
         && let Some(err) = &pkt.error
     {
@@ -106,16 +114,14 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, clock: &mut Clock) {
     out.push(b'\n');
 }
 
-fn write_crc(out: &mut Vec<u8>, name: &str, check: Option<CrcCheck>) {
+fn write_crc(out: &mut Vec<u8>, name: &str, check: Option<CrcCheck>, digits: usize) {
     let Some(check) = check else { return };
     let _ = match (check.status, check.stored, check.computed) {
         (CrcStatus::Ok, ..) => Ok(()),
-        (CrcStatus::Bad, Some(stored), Some(computed)) => {
-            write!(
-                out,
-                " {name} BAD (stored {stored:#010x}, computed {computed:#010x})"
-            )
-        }
+        (CrcStatus::Bad, Some(stored), Some(computed)) => write!(
+            out,
+            " {name} BAD (stored 0x{stored:0digits$x}, computed 0x{computed:0digits$x})"
+        ),
         (status, ..) => write!(out, " {name} {}", status.name()),
     };
 }

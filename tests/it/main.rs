@@ -2,8 +2,9 @@
 
 mod harness;
 
+mod cli;
 mod expected_fixtures;
 mod generated;
 mod real_capture;
+mod recipes;
 mod scenarios;
-mod tshark_diff;

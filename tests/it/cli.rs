@@ -1,0 +1,263 @@
+//! The command line as tcpdump, tshark and jq users expect it.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use crate::harness::{fixture, rdmadump, real_capture, stderr, stdout};
+
+fn path(name: &str) -> String {
+    fixture(name).to_str().unwrap().to_string()
+}
+
+#[test]
+fn count_stops_after_n_matching_packets() {
+    let out = rdmadump(&[
+        "read",
+        "-c",
+        "3",
+        "--kind",
+        "ib",
+        &real_capture().to_string_lossy(),
+    ]);
+    assert!(out.status.success());
+    assert_eq!(stdout(&out).lines().count(), 3);
+    let out = rdmadump(&[
+        "read",
+        "-c",
+        "2",
+        "--qp",
+        "0x870408",
+        &real_capture().to_string_lossy(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 2);
+    assert!(text.lines().all(|l| l.contains("qp 0x870408")), "{text}");
+}
+
+#[test]
+fn filter_selects_by_json_names() {
+    let out = rdmadump(&[
+        "read",
+        "--json",
+        "-Y",
+        "aeth.kind == \"nak\" && bth.psn >= 0",
+        &path("roce_v2_opcodes.pcap"),
+    ]);
+    let lines: Vec<String> = stdout(&out).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    let out = rdmadump(&[
+        "read",
+        "-Y",
+        "kind == \"pfc\" || kind == \"pause\"",
+        &path("pfc_pause.pcap"),
+    ]);
+    assert_eq!(stdout(&out).lines().count(), 7);
+    let out = rdmadump(&["read", "-Y", "ip.ecn == 3", &path("roce_v2_crc_cases.pcap")]);
+    assert!(stdout(&out).lines().all(|l| l.contains("CE")));
+}
+
+#[test]
+fn a_bad_filter_is_rejected_before_any_file_is_read() {
+    let out = rdmadump(&[
+        "read",
+        "-Y",
+        "bth.dest_qp == 0xb01 && bth.nonsense == 1",
+        "/nonexistent.pcap",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("column 25"), "{err}");
+    assert!(
+        !err.contains("nonexistent"),
+        "the file must not be opened: {err}"
+    );
+}
+
+#[test]
+fn time_formats() {
+    let first_times = |format: &str| -> Vec<String> {
+        let out = rdmadump(&[
+            "read",
+            "--time",
+            format,
+            "-c",
+            "3",
+            &path("roce_v2_opcodes.pcap"),
+        ]);
+        stdout(&out)
+            .lines()
+            .map(|l| l.split_whitespace().nth(1).unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        first_times("absolute"),
+        [
+            "22:13:20.000000000",
+            "22:13:20.001000000",
+            "22:13:20.002000000"
+        ]
+    );
+    assert_eq!(
+        first_times("relative"),
+        ["0.000000000", "0.001000000", "0.002000000"]
+    );
+    assert_eq!(
+        first_times("delta"),
+        ["0.000000000", "0.001000000", "0.001000000"]
+    );
+}
+
+#[test]
+fn roce_port_option_adds_ports() {
+    let kinds = |extra: &[&str]| {
+        let mut args = vec!["read", "--json"];
+        args.extend_from_slice(extra);
+        let p = path("roce_v2_custom_port.pcap");
+        args.push(&p);
+        stdout(&rdmadump(&args))
+            .lines()
+            .filter(|l| l.contains("\"kind\":\"roce_v2\""))
+            .count()
+    };
+    assert_eq!(kinds(&[]), 0);
+    assert_eq!(kinds(&["--roce-port", "4792"]), 2);
+    assert_eq!(kinds(&["--roce-port", "4792", "--roce-port", "5000"]), 2);
+}
+
+#[test]
+fn missing_and_non_capture_files_get_one_line_errors() {
+    let out = rdmadump(&["read", "/no/such/file.pcap"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("/no/such/file.pcap"), "{err}");
+    let out = rdmadump(&["read", &path("README.md")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("README.md") && stderr(&out).contains("not a pcap"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn stdin_is_read_with_dash_or_no_file() {
+    let bytes = std::fs::read(real_capture()).unwrap();
+    for args in [vec!["read", "-"], vec!["read"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rdmadump"))
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 43);
+    }
+}
+
+#[test]
+fn no_mmap_reads_the_same() {
+    let mapped = stdout(&rdmadump(&[
+        "read",
+        "--json",
+        &real_capture().to_string_lossy(),
+    ]));
+    let streamed = stdout(&rdmadump(&[
+        "read",
+        "--json",
+        "--no-mmap",
+        &real_capture().to_string_lossy(),
+    ]));
+    assert_eq!(mapped, streamed);
+}
+
+#[test]
+fn fail_on_sets_exit_status_one() {
+    let storm = path("scenarios/pfc_storm.pcap");
+    let out = rdmadump(&[
+        "analyze",
+        "--fail-on",
+        "icrc_bad,go_back_n,pfc_storm",
+        &storm,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = rdmadump(&["analyze", "--fail-on", "icrc_bad,go_back_n", &storm]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = rdmadump(&["analyze", "--fail-on", "not_a_kind", &storm]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn broken_pipe_exits_quietly_with_status_zero() {
+    let storm = path("scenarios/pfc_storm.pcap");
+    let many: Vec<&str> = std::iter::repeat_n(storm.as_str(), 40).collect();
+    let command = format!(
+        "{} read {} | head -n 1 > /dev/null; echo ${{PIPESTATUS[0]}}",
+        env!("CARGO_BIN_EXE_rdmadump"),
+        many.join(" ")
+    );
+    let out = Command::new("bash")
+        .args(["-c", &command])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn color_follows_the_flag_and_no_color() {
+    let storm = path("scenarios/gbn_wrap.pcap");
+    let has_escape = |out: &std::process::Output| out.stdout.contains(&0x1b);
+    assert!(has_escape(&rdmadump(&[
+        "analyze", "--color", "always", &storm
+    ])));
+    assert!(!has_escape(&rdmadump(&[
+        "analyze", "--color", "never", &storm
+    ])));
+    // stdout is a pipe here, so auto means no color.
+    assert!(!has_escape(&rdmadump(&["analyze", &storm])));
+    let out = Command::new(env!("CARGO_BIN_EXE_rdmadump"))
+        .args(["analyze", "--color", "auto", &storm])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!has_escape(&out));
+}
+
+#[test]
+fn help_shows_examples_for_each_subcommand() {
+    for sub in ["read", "analyze"] {
+        let out = rdmadump(&[sub, "--help"]);
+        let text = stdout(&out);
+        assert!(
+            text.contains("Examples:") && text.contains(&format!("rdmadump {sub}")),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn no_progress_bar_when_stderr_is_not_a_terminal() {
+    // A 70 MB capture: above the progress-bar threshold.
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.pcap");
+    let source = std::fs::read(fixture("roce_v2_opcodes.pcap")).unwrap();
+    let (header, records) = source.split_at(24);
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
+    file.write_all(header).unwrap();
+    let mut written = 0;
+    while written < 70 << 20 {
+        file.write_all(records).unwrap();
+        written += records.len();
+    }
+    drop(file);
+    let out = rdmadump(&["analyze", big.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+}
