@@ -6,6 +6,10 @@
 
 use std::collections::HashMap;
 
+/// Seeded per process, so a crafted capture cannot aim for collisions, and much faster
+/// than SipHash on these small keys.
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 use super::psn;
 use super::{Anomaly, AnomalySink, What};
 use crate::dissect::{Address, Packet};
@@ -148,9 +152,9 @@ struct LastNak {
 }
 
 pub struct FlowTable {
-    flows: HashMap<FlowKey, Flow>,
+    flows: Map<FlowKey, Flow>,
     /// Keyed by (requester, responder).
-    pairs: HashMap<(Address, Address), PairState>,
+    pairs: Map<(Address, Address), PairState>,
     max_flows: usize,
     pmtu: Option<u32>,
     next_order: u64,
@@ -165,8 +169,8 @@ const MAX_PMTU: u32 = 4096;
 impl FlowTable {
     pub fn new(max_flows: usize, pmtu: Option<u32>) -> Self {
         FlowTable {
-            flows: HashMap::new(),
-            pairs: HashMap::new(),
+            flows: Map::default(),
+            pairs: Map::default(),
             max_flows: max_flows.max(1),
             pmtu,
             next_order: 0,

@@ -18,7 +18,7 @@ impl Mapped {
     pub fn map(file: &File) -> io::Result<Mapped> {
         // SAFETY: the mapping is read-only and private to this process; see the module
         // comment for the truncation hazard and the `--no-mmap` escape hatch.
-        let map = unsafe { memmap2::MmapOptions::new().map(file)? };
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(file)? };
         // Records are read front to back once.
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Sequential);

@@ -24,53 +24,88 @@ pub enum IcrcPrefix<'a> {
 
 const ONES_LRH: [u8; 8] = [0xff; 8];
 
+/// Room for the pseudo-LRH, a 60-byte IPv4 header, the UDP header and the BTH.
+const STAGING: usize = 8 + 60 + 8 + 12;
+
+/// Masked header bytes gathered on the stack, so that the CRC sees them in one update:
+/// many tiny updates cost more than the copy.
+struct Staged {
+    bytes: [u8; STAGING],
+    len: usize,
+    crc: crc32fast::Hasher,
+}
+
+impl Staged {
+    fn push(&mut self, part: &[u8]) {
+        if self.len + part.len() > STAGING {
+            self.crc.update(&self.bytes[..self.len]);
+            self.len = 0;
+            if part.len() > STAGING {
+                self.crc.update(part);
+                return;
+            }
+        }
+        self.bytes[self.len..self.len + part.len()].copy_from_slice(part);
+        self.len += part.len();
+    }
+
+    fn finish(mut self, rest: &[u8]) -> u32 {
+        self.crc.update(&self.bytes[..self.len]);
+        self.crc.update(rest);
+        self.crc.finalize()
+    }
+}
+
 /// Computes the ICRC. `transport` runs from the first BTH byte to the last byte before the ICRC.
 pub fn icrc(prefix: IcrcPrefix<'_>, transport: &[u8]) -> u32 {
-    let mut crc = crc32fast::Hasher::new();
+    let mut staged = Staged {
+        bytes: [0; STAGING],
+        len: 0,
+        crc: crc32fast::Hasher::new(),
+    };
     match prefix {
         IcrcPrefix::IbLocal { lrh } => {
             let mut masked = *lrh;
             masked[0] |= 0xf0;
-            crc.update(&masked);
+            staged.push(&masked);
         }
         IcrcPrefix::IbGlobal { grh } | IcrcPrefix::RoceV1 { grh } => {
-            crc.update(&ONES_LRH);
-            crc.update(&mask_ipv6_like(grh));
-            crc.update(&grh[8..]);
+            staged.push(&ONES_LRH);
+            staged.push(&mask_ipv6_like(grh));
+            staged.push(&grh[8..]);
         }
         IcrcPrefix::RoceV2 { ip, ipv6, udp } => {
-            crc.update(&ONES_LRH);
+            staged.push(&ONES_LRH);
             if ipv6 {
                 let fixed: &[u8; 40] = ip.first_chunk().unwrap_or(&[0xff; 40]);
-                crc.update(&mask_ipv6_like(fixed));
-                crc.update(ip.get(8..).unwrap_or_default());
+                staged.push(&mask_ipv6_like(fixed));
+                staged.push(ip.get(8..).unwrap_or_default());
             } else {
-                let mut head = [0u8; 12];
+                let mut fixed = [0u8; 12];
                 let n = ip.len().min(12);
-                head[..n].copy_from_slice(&ip[..n]);
-                head[1] = 0xff; // TOS: DSCP and ECN
-                head[8] = 0xff; // TTL
-                head[10] = 0xff; // header checksum
-                head[11] = 0xff;
-                crc.update(&head[..n]);
-                crc.update(ip.get(12..).unwrap_or_default());
+                fixed[..n].copy_from_slice(&ip[..n]);
+                fixed[1] = 0xff; // TOS: DSCP and ECN
+                fixed[8] = 0xff; // TTL
+                fixed[10] = 0xff; // header checksum
+                fixed[11] = 0xff;
+                staged.push(&fixed[..n]);
+                staged.push(ip.get(12..).unwrap_or_default());
             }
             let mut masked_udp = *udp;
             masked_udp[6] = 0xff;
             masked_udp[7] = 0xff;
-            crc.update(&masked_udp);
+            staged.push(&masked_udp);
         }
     }
     match transport.first_chunk::<12>() {
         Some(bth) => {
             let mut masked = *bth;
             masked[4] = 0xff; // FECN, BECN and reserved bits
-            crc.update(&masked);
-            crc.update(&transport[12..]);
+            staged.push(&masked);
+            staged.finish(&transport[12..])
         }
-        None => crc.update(transport),
+        None => staged.finish(transport),
     }
-    crc.finalize()
 }
 
 /// The first 8 bytes of a GRH or IPv6 header with traffic class, flow label and hop limit set
