@@ -2,7 +2,6 @@
 //! downstream tools and are documented in docs/json-schema.md. Absent headers are absent keys.
 
 use super::jsonw::Obj;
-use super::time::Seconds;
 use crate::crc::CrcCheck;
 use crate::dissect::{IpHeader, Packet};
 use crate::wire::aeth::Syndrome;
@@ -17,7 +16,7 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
         }
         o.u64("frame", pkt.frame);
         if let Some(ts) = pkt.ts_ns {
-            o.raw_number("ts", Seconds(ts));
+            o.seconds("ts", ts);
         }
         o.u64("len", u64::from(pkt.len))
             .u64("caplen", u64::from(pkt.caplen))
@@ -72,8 +71,8 @@ fn write_link(o: &mut Obj<'_>, pkt: &Packet<'_>) {
     }
     if let Some(eth) = &pkt.eth {
         let mut e = o.obj("eth");
-        e.display("src", eth.src())
-            .display("dst", eth.dst())
+        e.mac("src", eth.src().0)
+            .mac("dst", eth.dst().0)
             .u64("type", u64::from(eth.ethertype()));
         if !pkt.vlans.is_empty() {
             let mut list = e.arr("vlan");
@@ -91,8 +90,8 @@ fn write_ip(o: &mut Obj<'_>, pkt: &Packet<'_>) {
     if let Some(ip) = &pkt.ip {
         let mut i = o.obj("ip");
         i.u64("version", u64::from(ip.version()))
-            .display("src", ip.src())
-            .display("dst", ip.dst())
+            .ip("src", ip.src())
+            .ip("dst", ip.dst())
             .u64("dscp", u64::from(ip.dscp()))
             .u64("ecn", u64::from(ip.ecn()))
             .u64("ttl", u64::from(ip.ttl()));

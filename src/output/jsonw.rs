@@ -23,15 +23,69 @@ impl<'b> Obj<'b> {
         Obj { out, first: true }
     }
 
+    /// Keys are this program's own ASCII names and never need escaping.
+    #[inline]
     fn key(&mut self, key: &str) {
         if !self.first {
             self.out.push(b',');
         }
         self.first = false;
-        write_str(self.out, key);
-        self.out.push(b':');
+        self.out.push(b'"');
+        self.out.extend_from_slice(key.as_bytes());
+        self.out.extend_from_slice(b"\":");
     }
 
+    /// A MAC address, formatted by table lookup rather than `fmt`.
+    #[inline]
+    pub fn mac(&mut self, key: &str, mac: [u8; 6]) -> &mut Self {
+        self.key(key);
+        self.out.push(b'"');
+        for (i, byte) in mac.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b':');
+            }
+            self.out.push(HEX[usize::from(byte >> 4)]);
+            self.out.push(HEX[usize::from(byte & 0xf)]);
+        }
+        self.out.push(b'"');
+        self
+    }
+
+    /// An IP address; IPv4 without `fmt`, the rarer IPv6 through it.
+    #[inline]
+    pub fn ip(&mut self, key: &str, ip: std::net::IpAddr) -> &mut Self {
+        match ip {
+            std::net::IpAddr::V4(v4) => {
+                self.key(key);
+                self.out.push(b'"');
+                let mut digits = itoa::Buffer::new();
+                for (i, octet) in v4.octets().iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b'.');
+                    }
+                    self.out.extend_from_slice(digits.format(*octet).as_bytes());
+                }
+                self.out.push(b'"');
+                self
+            }
+            std::net::IpAddr::V6(v6) => self.display(key, v6),
+        }
+    }
+
+    /// Nanoseconds since the epoch as seconds with exactly nine decimals.
+    #[inline]
+    pub fn seconds(&mut self, key: &str, ns: u64) -> &mut Self {
+        self.key(key);
+        let mut digits = itoa::Buffer::new();
+        self.out
+            .extend_from_slice(digits.format(ns / 1_000_000_000).as_bytes());
+        self.out.push(b'.');
+        let fraction = digits.format(ns % 1_000_000_000 + 1_000_000_000);
+        self.out.extend_from_slice(&fraction.as_bytes()[1..]);
+        self
+    }
+
+    #[inline]
     pub fn u64(&mut self, key: &str, value: u64) -> &mut Self {
         self.key(key);
         let mut digits = itoa::Buffer::new();
@@ -39,6 +93,7 @@ impl<'b> Obj<'b> {
         self
     }
 
+    #[inline]
     pub fn bool(&mut self, key: &str, value: bool) -> &mut Self {
         self.key(key);
         self.out
@@ -46,6 +101,7 @@ impl<'b> Obj<'b> {
         self
     }
 
+    #[inline]
     pub fn str(&mut self, key: &str, value: &str) -> &mut Self {
         self.key(key);
         write_str(self.out, value);
@@ -62,17 +118,20 @@ impl<'b> Obj<'b> {
     }
 
     /// A number written verbatim, for values already formatted as JSON numbers.
+    #[inline]
     pub fn raw_number(&mut self, key: &str, value: impl Display) -> &mut Self {
         self.key(key);
         let _ = write!(self.out, "{value}");
         self
     }
 
+    #[inline]
     pub fn obj(&mut self, key: &str) -> Obj<'_> {
         self.key(key);
         Obj::new(self.out)
     }
 
+    #[inline]
     pub fn arr(&mut self, key: &str) -> Arr<'_> {
         self.key(key);
         self.out.push(b'[');
@@ -97,6 +156,7 @@ impl Arr<'_> {
         self.first = false;
     }
 
+    #[inline]
     pub fn u64(&mut self, value: u64) -> &mut Self {
         self.sep();
         let mut digits = itoa::Buffer::new();
@@ -104,11 +164,13 @@ impl Arr<'_> {
         self
     }
 
+    #[inline]
     pub fn obj(&mut self) -> Obj<'_> {
         self.sep();
         Obj::new(self.out)
     }
 
+    #[inline]
     pub fn str(&mut self, value: &str) -> &mut Self {
         self.sep();
         write_str(self.out, value);
@@ -136,7 +198,13 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
 fn escape_into(out: &mut Vec<u8>, s: &str) {
+    if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        out.extend_from_slice(s.as_bytes());
+        return;
+    }
     for &b in s.as_bytes() {
         match b {
             b'"' => out.extend_from_slice(b"\\\""),

@@ -8,3 +8,4 @@ mod generated;
 mod real_capture;
 mod recipes;
 mod scenarios;
+mod tshark_diff;

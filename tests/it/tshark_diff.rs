@@ -1,0 +1,1581 @@
+//! Differential test against tshark: every capture in fixtures/, fixtures/scenarios/ and the real
+//! capture is decoded by rdmadump and by tshark, and every field both decode is compared frame by
+//! frame. tshark is an independent implementation of the same specifications, so a field on which
+//! they disagree is either an rdmadump bug or a tshark quirk; the quirks we know of are listed in
+//! KNOWN (and explained in docs/tshark-differences.md), anything else fails the test. A KNOWN
+//! entry that no longer reproduces fails too, so the list cannot rot.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+
+use crate::harness::{fixture, parse_line, rdmadump, real_capture, root, stderr, stdout};
+
+/// Options every tshark run gets.
+const TSHARK_OPTS: &[&str] = &[
+    // UDP port 69 is TFTP's, and tshark prefers the lower port, so RoCE v2 from source port 69
+    // would be decoded as TFTP (the "[tftp enabled]" run shows it).
+    "--disable-protocol",
+    "tftp",
+    // rdmadump stops at the IB transport headers, so there is nothing to compare the IP/ARP
+    // headers of an IPoIB payload with; without this tshark's heuristic dissects them.
+    "--disable-heuristic",
+    "eth_over_ib",
+];
+
+/// How a tshark value is turned into the text rdmadump's value is compared with.
+#[derive(Clone, Copy)]
+enum Conv {
+    /// An integer, which tshark prints in decimal or `0x` hex depending on the field's base.
+    Num,
+    /// Compared as printed (addresses).
+    Text,
+    /// A byte string (tshark 4.0 has only these for ImmDt and IETH), read big-endian.
+    Bytes,
+    /// All occurrences, each an integer, joined by commas (VLAN tag lists).
+    NumList,
+    /// tshark prints the CRC's bytes as one big-endian number, rdmadump the CRC value, which goes
+    /// on the wire least significant byte first (all 43 CRCs of the real capture verify read
+    /// that way): swap to compare.
+    Swap32,
+    Swap16,
+    /// One bit of the raw BTH byte 8, which tshark 4.0 shows only as "Reserved" although its top
+    /// bits are FECN (0x80) and BECN (0x40).
+    Bit(u8),
+    /// The AETH syndrome class (bits 6..5), as rdmadump names it.
+    AckClass,
+    /// The opcode name, from tshark's Info column (the only place -T fields has it).
+    OpName,
+    /// Seconds since the epoch with a decimal fraction, as integer nanoseconds.
+    EpochNs,
+}
+
+struct Field {
+    label: &'static str,
+    /// JSON pointer into rdmadump's frame; a `*` segment collects every element of an array.
+    ours: &'static str,
+    /// tshark fields, the first one present is used.
+    theirs: &'static [&'static str],
+    conv: Conv,
+}
+
+struct Layer {
+    name: &'static str,
+    /// Present in rdmadump's frame when this pointer resolves.
+    ours: &'static str,
+    /// Present in tshark's when any of these fields is.
+    markers: &'static [&'static str],
+    /// Compared only when tshark has the layer (rdmadump's output cannot tell, e.g. the TPID).
+    guarded: bool,
+    /// Only for frames tshark read from the original file (not for ERF-wrapped copies).
+    direct_only: bool,
+    fields: &'static [Field],
+}
+
+const fn f(
+    label: &'static str,
+    ours: &'static str,
+    theirs: &'static [&'static str],
+    conv: Conv,
+) -> Field {
+    Field {
+        label,
+        ours,
+        theirs,
+        conv,
+    }
+}
+
+const fn layer(
+    name: &'static str,
+    ours: &'static str,
+    markers: &'static [&'static str],
+    fields: &'static [Field],
+) -> Layer {
+    Layer {
+        name,
+        ours,
+        markers,
+        guarded: false,
+        direct_only: false,
+        fields,
+    }
+}
+
+use Conv::*;
+
+const LAYERS: &[Layer] = &[
+    Layer {
+        direct_only: true,
+        ..layer(
+            "frame",
+            "/frame",
+            &["frame.number"],
+            &[
+                f("frame.ts", "/ts_ns", &["frame.time_epoch"], EpochNs),
+                f("frame.len", "/len", &["frame.len"], Num),
+                f("frame.caplen", "/caplen", &["frame.cap_len"], Num),
+            ],
+        )
+    },
+    Layer {
+        direct_only: true,
+        ..layer(
+            "erf",
+            "/erf",
+            &["erf.types.type"],
+            &[
+                f("erf.type", "/erf/type", &["erf.types.type"], Num),
+                f("erf.wlen", "/erf/wlen", &["erf.wlen"], Num),
+            ],
+        )
+    },
+    layer(
+        "sll",
+        "/sll",
+        &["sll.hatype"],
+        &[
+            f("sll.pkttype", "/sll/pkttype", &["sll.pkttype"], Num),
+            f("sll.hatype", "/sll/hatype", &["sll.hatype"], Num),
+            f(
+                "sll.protocol",
+                "/sll/protocol",
+                &["sll.etype", "sll.ltype"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "eth",
+        "/eth",
+        &["eth.type"],
+        &[
+            f("eth.src", "/eth/src", &["eth.src"], Text),
+            f("eth.dst", "/eth/dst", &["eth.dst"], Text),
+            f("eth.type", "/eth/type", &["eth.type"], Num),
+        ],
+    ),
+    // tshark's vlan.* lists the 802.1Q (C-)tags only; rdmadump's eth.vlan lists every tag.
+    layer(
+        "vlan",
+        "/eth/vlan",
+        &["vlan.id"],
+        &[
+            f("vlan.id", "/eth/vlan/*/id", &["vlan.id"], NumList),
+            f("vlan.pcp", "/eth/vlan/*/pcp", &["vlan.priority"], NumList),
+            f("vlan.dei", "/eth/vlan/*/dei", &["vlan.dei"], NumList),
+        ],
+    ),
+    // An 802.1ad S-tag is always the outer one, so it is rdmadump's first tag.
+    Layer {
+        guarded: true,
+        ..layer(
+            "ieee8021ad",
+            "/eth/vlan/0",
+            &["ieee8021ad.id"],
+            &[
+                f("ieee8021ad.id", "/eth/vlan/0/id", &["ieee8021ad.id"], Num),
+                f(
+                    "ieee8021ad.pcp",
+                    "/eth/vlan/0/pcp",
+                    &["ieee8021ad.priority"],
+                    Num,
+                ),
+                f(
+                    "ieee8021ad.dei",
+                    "/eth/vlan/0/dei",
+                    &["ieee8021ad.dei"],
+                    Num,
+                ),
+            ],
+        )
+    },
+    layer(
+        "ip",
+        "/ip",
+        &["ip.version", "ipv6.version"],
+        &[
+            f(
+                "ip.version",
+                "/ip/version",
+                &["ip.version", "ipv6.version"],
+                Num,
+            ),
+            f("ip.src", "/ip/src", &["ip.src", "ipv6.src"], Text),
+            f("ip.dst", "/ip/dst", &["ip.dst", "ipv6.dst"], Text),
+            f(
+                "ip.dscp",
+                "/ip/dscp",
+                &["ip.dsfield.dscp", "ipv6.tclass.dscp"],
+                Num,
+            ),
+            f(
+                "ip.ecn",
+                "/ip/ecn",
+                &["ip.dsfield.ecn", "ipv6.tclass.ecn"],
+                Num,
+            ),
+            f("ip.ttl", "/ip/ttl", &["ip.ttl", "ipv6.hlim"], Num),
+            f("ip.total_len", "/ip/total_len", &["ip.len"], Num),
+            f("ip.proto", "/ip/proto", &["ip.proto"], Num),
+            f("ip.flow_label", "/ip/flow_label", &["ipv6.flow"], Num),
+            f("ip.payload_len", "/ip/payload_len", &["ipv6.plen"], Num),
+        ],
+    ),
+    layer(
+        "udp",
+        "/udp",
+        &["udp.srcport"],
+        &[
+            f("udp.sport", "/udp/sport", &["udp.srcport"], Num),
+            f("udp.dport", "/udp/dport", &["udp.dstport"], Num),
+            f("udp.len", "/udp/len", &["udp.length"], Num),
+            f("udp.checksum", "/udp/checksum", &["udp.checksum"], Num),
+        ],
+    ),
+    layer(
+        "lrh",
+        "/lrh",
+        &["infiniband.lrh"],
+        &[
+            f("lrh.vl", "/lrh/vl", &["infiniband.lrh.vl"], Num),
+            f("lrh.lver", "/lrh/lver", &["infiniband.lrh.lver"], Num),
+            f("lrh.sl", "/lrh/sl", &["infiniband.lrh.sl"], Num),
+            f("lrh.lnh", "/lrh/lnh", &["infiniband.lrh.lnh"], Num),
+            f("lrh.dlid", "/lrh/dlid", &["infiniband.lrh.dlid"], Num),
+            f("lrh.pktlen", "/lrh/pktlen", &["infiniband.lrh.pktlen"], Num),
+            f("lrh.slid", "/lrh/slid", &["infiniband.lrh.slid"], Num),
+        ],
+    ),
+    layer(
+        "grh",
+        "/grh",
+        &["infiniband.grh"],
+        &[
+            f("grh.ipver", "/grh/ipver", &["infiniband.grh.ipver"], Num),
+            f("grh.tclass", "/grh/tclass", &["infiniband.grh.tclass"], Num),
+            f(
+                "grh.flow_label",
+                "/grh/flow_label",
+                &["infiniband.grh.flowlabel"],
+                Num,
+            ),
+            f("grh.paylen", "/grh/paylen", &["infiniband.grh.paylen"], Num),
+            f("grh.nxthdr", "/grh/nxthdr", &["infiniband.grh.nxthdr"], Num),
+            f("grh.hoplmt", "/grh/hoplmt", &["infiniband.grh.hoplmt"], Num),
+            f("grh.sgid", "/grh/sgid", &["infiniband.grh.sgid"], Text),
+            f("grh.dgid", "/grh/dgid", &["infiniband.grh.dgid"], Text),
+        ],
+    ),
+    layer(
+        "bth",
+        "/bth",
+        &["infiniband.bth"],
+        &[
+            f("bth.opcode", "/bth/opcode", &["infiniband.bth.opcode"], Num),
+            f(
+                "bth.opcode_name",
+                "/bth/opcode_name",
+                &["_ws.col.Info"],
+                OpName,
+            ),
+            f("bth.se", "/bth/se", &["infiniband.bth.se"], Num),
+            f("bth.migreq", "/bth/migreq", &["infiniband.bth.m"], Num),
+            f("bth.pad", "/bth/pad", &["infiniband.bth.padcnt"], Num),
+            f("bth.tver", "/bth/tver", &["infiniband.bth.tver"], Num),
+            f("bth.pkey", "/bth/pkey", &["infiniband.bth.p_key"], Num),
+            // The first infiniband.reserved is BTH byte 8: the LRH's reserved bits have
+            // their own fields and the GRH has none.
+            f("bth.fecn", "/bth/fecn", &["infiniband.reserved"], Bit(0x80)),
+            f("bth.becn", "/bth/becn", &["infiniband.reserved"], Bit(0x40)),
+            f(
+                "bth.dest_qp",
+                "/bth/dest_qp",
+                &["infiniband.bth.destqp"],
+                Num,
+            ),
+            f("bth.ack_req", "/bth/ack_req", &["infiniband.bth.a"], Num),
+            f("bth.psn", "/bth/psn", &["infiniband.bth.psn"], Num),
+        ],
+    ),
+    layer(
+        "rdeth",
+        "/rdeth",
+        &["infiniband.rdeth"],
+        &[f(
+            "rdeth.eecnxt",
+            "/rdeth/eecnxt",
+            &["infiniband.rdeth.eecnxt"],
+            Num,
+        )],
+    ),
+    layer(
+        "deth",
+        "/deth",
+        &["infiniband.deth"],
+        &[
+            f("deth.qkey", "/deth/qkey", &["infiniband.deth.q_key"], Num),
+            f(
+                "deth.src_qp",
+                "/deth/src_qp",
+                &["infiniband.deth.srcqp"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "reth",
+        "/reth",
+        &["infiniband.reth"],
+        &[
+            f("reth.va", "/reth/va", &["infiniband.reth.va"], Num),
+            f("reth.rkey", "/reth/rkey", &["infiniband.reth.r_key"], Num),
+            f(
+                "reth.dma_len",
+                "/reth/dma_len",
+                &["infiniband.reth.dmalen"],
+                Num,
+            ),
+        ],
+    ),
+    // tshark 4.0 files the AtomicETH's VA and R_Key under reth.*; an atomic request has no RETH,
+    // so the first occurrence is the AtomicETH's.
+    layer(
+        "atomic_eth",
+        "/atomic_eth",
+        &["infiniband.atomiceth"],
+        &[
+            f(
+                "atomic_eth.va",
+                "/atomic_eth/va",
+                &["infiniband.reth.va"],
+                Num,
+            ),
+            f(
+                "atomic_eth.rkey",
+                "/atomic_eth/rkey",
+                &["infiniband.reth.r_key"],
+                Num,
+            ),
+            f(
+                "atomic_eth.swap",
+                "/atomic_eth/swap",
+                &["infiniband.atomiceth.swapdt"],
+                Num,
+            ),
+            f(
+                "atomic_eth.compare",
+                "/atomic_eth/compare",
+                &["infiniband.atomiceth.cmpdt"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "aeth",
+        "/aeth",
+        &["infiniband.aeth"],
+        &[
+            f(
+                "aeth.syndrome",
+                "/aeth/syndrome",
+                &["infiniband.aeth.syndrome"],
+                Num,
+            ),
+            f(
+                "aeth.kind",
+                "/aeth/kind",
+                &["infiniband.aeth.syndrome.opcode"],
+                AckClass,
+            ),
+            f(
+                "aeth.code",
+                "/aeth/code",
+                &[
+                    "infiniband.aeth.syndrome.credit_count",
+                    "infiniband.aeth.syndrome.timer",
+                    "infiniband.aeth.syndrome.error_code",
+                    "infiniband.aeth.syndrome.reserved_value",
+                ],
+                Num,
+            ),
+            f("aeth.msn", "/aeth/msn", &["infiniband.aeth.msn"], Num),
+        ],
+    ),
+    layer(
+        "atomic_ack_eth",
+        "/atomic_ack_eth",
+        &["infiniband.atomicacketh"],
+        &[f(
+            "atomic_ack_eth.orig",
+            "/atomic_ack_eth/orig",
+            &["infiniband.atomicacketh.origremdt"],
+            Num,
+        )],
+    ),
+    layer(
+        "immdt",
+        "/immdt",
+        &["infiniband.immdt"],
+        &[f("immdt", "/immdt", &["infiniband.immdt"], Bytes)],
+    ),
+    layer(
+        "ieth",
+        "/ieth",
+        &["infiniband.ieth"],
+        &[f("ieth", "/ieth", &["infiniband.ieth"], Bytes)],
+    ),
+    // rdmadump gives no stored value for an ICRC/VCRC the snaplen cut off.
+    layer(
+        "icrc",
+        "/icrc/value",
+        &["infiniband.invariant.crc"],
+        &[f(
+            "icrc.value",
+            "/icrc/value",
+            &["infiniband.invariant.crc"],
+            Swap32,
+        )],
+    ),
+    layer(
+        "vcrc",
+        "/vcrc/value",
+        &["infiniband.variant.crc"],
+        &[f(
+            "vcrc.value",
+            "/vcrc/value",
+            &["infiniband.variant.crc"],
+            Swap16,
+        )],
+    ),
+    layer(
+        "pfc",
+        "/pfc",
+        &["macc.cbfc.enbv"],
+        &[
+            f(
+                "pfc.class_enable",
+                "/pfc/class_enable",
+                &["macc.cbfc.enbv"],
+                Num,
+            ),
+            f(
+                "pfc.quanta.0",
+                "/pfc/quanta/0",
+                &["macc.cbfc.pause_time.c0"],
+                Num,
+            ),
+            f(
+                "pfc.quanta.1",
+                "/pfc/quanta/1",
+                &["macc.cbfc.pause_time.c1"],
+                Num,
+            ),
+            f(
+                "pfc.quanta.2",
+                "/pfc/quanta/2",
+                &["macc.cbfc.pause_time.c2"],
+                Num,
+            ),
+            f(
+                "pfc.quanta.3",
+                "/pfc/quanta/3",
+                &["macc.cbfc.pause_time.c3"],
+                Num,
+            ),
+            f(
+                "pfc.quanta.4",
+                "/pfc/quanta/4",
+                &["macc.cbfc.pause_time.c4"],
+                Num,
+            ),
+            f(
+                "pfc.quanta.5",
+                "/pfc/quanta/5",
+                &["macc.cbfc.pause_time.c5"],
+                Num,
+            ),
+            f(
+                "pfc.quanta.6",
+                "/pfc/quanta/6",
+                &["macc.cbfc.pause_time.c6"],
+                Num,
+            ),
+            f(
+                "pfc.quanta.7",
+                "/pfc/quanta/7",
+                &["macc.cbfc.pause_time.c7"],
+                Num,
+            ),
+        ],
+    ),
+    // Never in rdmadump's output: present only so that tshark decoding TFTP shows as a difference.
+    layer("tftp", "/tftp", &["tftp.opcode"], &[]),
+    layer(
+        "pause",
+        "/pause",
+        &["macc.pause_time"],
+        &[f(
+            "pause.quanta",
+            "/pause/quanta",
+            &["macc.pause_time"],
+            Num,
+        )],
+    ),
+];
+
+/// Fields asked of tshark besides the compared ones: the row key and record-kind evidence.
+const EXTRA_FIELDS: &[&str] = &["frame.number", "frame.cb_pen"];
+
+/// Which frames a known difference is about.
+enum Frames {
+    /// The whole file: tshark could not read it (diff frame number 0).
+    File,
+    /// These frame numbers (rdmadump's, except for `record.extra`, which is tshark's); every one
+    /// must still differ.
+    List(&'static [u64]),
+    /// Every frame rdmadump decodes like this; at least one must still differ.
+    Where(&'static str, fn(&Value) -> bool),
+}
+
+struct Known {
+    /// The row of docs/tshark-differences.md that explains it.
+    doc_row: usize,
+    /// A run label (see `runs`), or `*` for every run.
+    run: &'static str,
+    frames: Frames,
+    /// Diff labels, or prefixes ending in `*`; each must still be seen.
+    fields: &'static [&'static str],
+    reason: &'static str,
+}
+
+fn is_cnp(frame: &Value) -> bool {
+    frame.pointer("/bth/opcode").and_then(Value::as_u64) == Some(0x81)
+}
+
+const fn known(
+    doc_row: usize,
+    run: &'static str,
+    frames: Frames,
+    fields: &'static [&'static str],
+    reason: &'static str,
+) -> Known {
+    Known {
+        doc_row,
+        run,
+        frames,
+        fields,
+        reason,
+    }
+}
+
+use Frames::{File, List, Where};
+
+/// Every difference between tshark 4.0.17 and rdmadump on our captures, with its reason and the
+/// row of docs/tshark-differences.md that gives the values and the spec references.
+const KNOWN: &[Known] = &[
+    known(
+        1,
+        "ib_native.pcap",
+        File,
+        &["file.error"],
+        "tshark 4.0 cannot open pcap linktype 247 (DLT_INFINIBAND): wiretap maps it to no \
+         encapsulation. The run \"[ERF-wrapped]\" compares these packets instead.",
+    ),
+    known(
+        2,
+        "malformed_ib.pcap",
+        File,
+        &["file.error"],
+        "tshark 4.0 cannot open pcap linktype 247 (DLT_INFINIBAND); see the [ERF-wrapped] run.",
+    ),
+    known(
+        3,
+        "multi_if.pcapng",
+        List(&[2, 7]),
+        &["lrh", "grh", "bth", "deth", "icrc", "vcrc"],
+        "pcapng interface 1 has linktype 247, which tshark 4.0 shows as raw data \
+         (\"WTAP_ENCAP = 0\"), decoding no header; see the [ERF-wrapped] run.",
+    ),
+    known(
+        4,
+        "multi_if.pcapng",
+        List(&[7]),
+        &["record.extra"],
+        "tshark shows the Custom Block (type 0xBAD) as a frame of its own; it holds no packet \
+         (pcapng: Custom Block), rdmadump skips it. tshark frame 7; its later frames are one higher.",
+    ),
+    known(
+        5,
+        "huge_caplen.pcap",
+        List(&[1]),
+        &["eth.*", "ip", "udp", "bth", "icrc"],
+        "record 2's caplen (0xFFFFFFF0) is impossible in the standard layout, so wiretap guesses \
+         the file is the \"RedHat 6.1 tcpdump\" variant with 24-byte record headers and reads \
+         frame 1 eight bytes late (eth.src = 45:02:00:3c:...). The magic 0xa1b2c3d4 means the \
+         standard 16-byte record header; rdmadump reads frame 1 right and reports record 2.",
+    ),
+    known(
+        6,
+        "roce_v2_ipv6_vlan.pcap",
+        List(&[3]),
+        &["vlan.*"],
+        "QinQ: tshark files the outer 0x88a8 S-tag under ieee8021ad.* (compared separately, \
+         equal) and only the inner C-tag under vlan.*; rdmadump lists both tags, outer first.",
+    ),
+    known(
+        7,
+        "roce_v2_opcodes.pcap",
+        List(&[27]),
+        &["bth.opcode_name"],
+        "opcode 0x44 is RD SEND Only (IBA 9.2: RD opcodes are 0x40-0x5F); tshark 4.0 calls it \
+         \"DC Send Only\" (Mellanox Dynamically Connected, a vendor reuse of the RD range).",
+    ),
+    known(
+        8,
+        "roce_v2_opcodes.pcap",
+        List(&[27]),
+        &["rdeth.eecnxt", "deth.*"],
+        "for 0x44 tshark 4.0 takes 8 more bytes as part of the BTH (its DC header) before the \
+         RDETH and DETH, so both are read 8 bytes late. IBA 9.2-9.3: the RDETH follows the \
+         12-byte BTH directly, then the DETH.",
+    ),
+    known(
+        9,
+        "roce_v2_opcodes.pcap",
+        List(&[30]),
+        &["bth.opcode_name", "icrc"],
+        "opcode 0xA4 is XRC SEND Only (IBA 9.2: XRC opcodes are 0xA0-0xBF); tshark 4.0 says \
+         \"Unknown OpCode\", shows the XRCETH and the rest as vendor data and no ICRC.",
+    ),
+    known(
+        10,
+        "*",
+        Where("every CNP (opcode 0x81)", is_cnp),
+        &["bth.opcode_name", "icrc"],
+        "opcode 0x81 is the RoCE v2 CNP (IBA Annex A17.9.3); tshark 4.0 says \"Unknown OpCode\" \
+         and shows the 16 reserved bytes and the ICRC as vendor data, so it has no ICRC field.",
+    ),
+    known(
+        11,
+        "infiniband-erf.pcap",
+        List(&[7, 8, 9, 27, 28, 29, 34, 35, 37]),
+        &["bth.opcode_name"],
+        "Communication Management MADs: tshark's CM dissector replaces the Info column \
+         (\"CM: ConnectRequest\"), where the opcode name is read from; the opcode number agrees.",
+    ),
+    known(
+        12,
+        "roce_v2_crc_cases.pcap",
+        List(&[5]),
+        &["bth.opcode_name"],
+        "snaplen-truncated packet: tshark checks the header-given length against the captured \
+         length instead of the wire length, reports \"Invalid Packet Length from LRH!\" (on a \
+         RoCE v2 packet, which has no LRH) and loses the opcode from Info.",
+    ),
+    known(
+        12,
+        "multi_if.pcapng",
+        List(&[5]),
+        &["bth.opcode_name"],
+        "snaplen-truncated packet: tshark's \"Invalid Packet Length from LRH!\", as in \
+         roce_v2_crc_cases.pcap frame 5.",
+    ),
+    known(
+        12,
+        "ib_native.pcap [ERF-wrapped]",
+        List(&[6]),
+        &["bth.opcode_name"],
+        "snaplen-truncated packet: tshark's \"Invalid Packet Length from LRH!\" compares \
+         PktLen with the captured length; the packet's wire length matches PktLen.",
+    ),
+    known(
+        13,
+        "malformed.pcap",
+        List(&[11]),
+        &["icrc"],
+        "tshark hands the 2-byte payload to its RPC-over-RDMA heuristic, which reads past it and \
+         throws, ending the dissection before the ICRC is added.",
+    ),
+    known(
+        13,
+        "ib_native.pcap [ERF-wrapped]",
+        List(&[9]),
+        &["icrc", "vcrc"],
+        "tshark's RPC-over-RDMA heuristic throws on the 8-byte payload, ending the dissection \
+         before the ICRC and VCRC are added.",
+    ),
+    known(
+        13,
+        "multi_if.pcapng",
+        List(&[8]),
+        &["icrc"],
+        "tshark's RPC-over-RDMA heuristic throws on the 8-byte payload, ending the dissection \
+         before the ICRC is added.",
+    ),
+    known(
+        14,
+        "malformed.pcap",
+        List(&[2, 4]),
+        &["ip"],
+        "IPv4 header cut short (frame 2) or IHL 4 (frame 4): tshark shows the fields it could \
+         read; rdmadump shows no IPv4 header it cannot take whole and reports error layer ipv4.",
+    ),
+    known(
+        15,
+        "malformed.pcap",
+        List(&[5]),
+        &["ip", "udp", "bth", "icrc"],
+        "IPv4 total length 100 bytes past the frame: tshark warns and dissects on from the bytes \
+         there; rdmadump stops (RFC 791: the datagram is not all there) with error layer ipv4.",
+    ),
+    known(
+        16,
+        "malformed.pcap",
+        List(&[7]),
+        &["udp.checksum"],
+        "UDP length 4 (< 8, RFC 768): tshark stops adding UDP fields at the bad length; \
+         rdmadump shows the whole 8-byte header and reports error layer udp.",
+    ),
+    known(
+        17,
+        "malformed.pcap",
+        List(&[10]),
+        &["icrc"],
+        "RETH cut short: tshark's exception ends the dissection before the ICRC; rdmadump finds \
+         the ICRC at the end of the packet regardless and checks it.",
+    ),
+    known(
+        18,
+        "malformed.pcap",
+        List(&[13]),
+        &["bth", "icrc"],
+        "RoCE v1 GRH PayLen 200 bytes past the frame: tshark ignores PayLen and dissects the \
+         BTH; rdmadump stops at the GRH (IBA 8.3: PayLen gives the packet's length).",
+    ),
+    known(
+        19,
+        "malformed_ib.pcap [ERF-wrapped]",
+        List(&[2, 4]),
+        &["bth"],
+        "LRH PktLen larger than the packet (2) or too small for LRH+BTH (4): tshark reports \
+         \"Invalid Packet Length from LRH!\" and dissects the BTH anyway; rdmadump stops at \
+         the LRH (IBA 7.7: PktLen gives the packet's length).",
+    ),
+    known(
+        20,
+        "roce_v2_sport69.pcap",
+        List(&[2]),
+        &["bth", "icrc"],
+        "UDP 4791 -> 5000: tshark decodes RoCE v2 when either port is 4791; a RoCE v2 packet is \
+         one whose destination port is 4791 (IBA Annex A17, RoCEv2: the source port is entropy), so \
+         rdmadump says kind other.",
+    ),
+    known(
+        20,
+        "roce_v2_sport69.pcap [tftp enabled]",
+        List(&[2]),
+        &["bth", "icrc"],
+        "UDP 4791 -> 5000, as in the run with TFTP disabled.",
+    ),
+    known(
+        21,
+        "roce_v2_sport69.pcap [tftp enabled]",
+        List(&[1]),
+        &["tftp", "bth", "icrc"],
+        "UDP 69 -> 4791: with TFTP enabled (tshark's default) tshark prefers the lower port and \
+         decodes TFTP; the destination port 4791 makes it RoCE v2 (IBA Annex A17). All \
+         other runs use --disable-protocol tftp.",
+    ),
+];
+
+/// One tshark invocation and the rdmadump frames its rows are compared with.
+struct Run {
+    label: String,
+    /// What tshark reads: the capture itself or an ERF-wrapped copy.
+    tshark_input: PathBuf,
+    tshark_opts: Vec<&'static str>,
+    /// rdmadump's frames, and for a wrapped copy, which of them tshark's rows are.
+    ours: Vec<Value>,
+    rows_are: Option<Vec<u64>>,
+    /// rdmadump reported a damaged file (exit status or a warning).
+    ours_damaged: Option<String>,
+}
+
+/// One disagreement. `field` is a label from LAYERS, a layer name alone when only one tool has
+/// the layer, or `file.error`, `record.count`, `record.extra` about the file's records.
+struct Diff {
+    run: String,
+    frame: u64,
+    field: String,
+    tshark: String,
+    rdmadump: String,
+}
+
+impl std::fmt::Display for Diff {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            out,
+            "{} frame {}: {}: tshark {:?}, rdmadump {:?}",
+            self.run, self.frame, self.field, self.tshark, self.rdmadump
+        )
+    }
+}
+
+/// Looked up on PATH rather than run: starting tshark costs a fifth of a second.
+fn tshark_available() -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join("tshark").is_file()))
+}
+
+fn all_tshark_fields() -> Vec<&'static str> {
+    let mut names: Vec<&str> = EXTRA_FIELDS.to_vec();
+    for layer in LAYERS {
+        names.extend(layer.markers);
+        for field in layer.fields {
+            names.extend(field.theirs);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(*n));
+    names
+}
+
+fn spawn_tshark(input: &Path, opts: &[&str], fields: &[&str], config_dir: &Path) -> Child {
+    let mut cmd = Command::new("tshark");
+    // An empty personal configuration, so that nobody's preferences or Decode As rules change
+    // what tshark says.
+    cmd.env("WIRESHARK_CONFIG_DIR", config_dir);
+    // -n: no name resolution, addresses as numbers. occurrence=a: all of a field's occurrences,
+    // for VLAN tag lists (the first is taken everywhere else).
+    cmd.arg("-n").arg("-r").arg(input).args(opts).args([
+        "-T",
+        "fields",
+        "-E",
+        "separator=/t",
+        "-E",
+        "occurrence=a",
+    ]);
+    for name in fields {
+        cmd.args(["-e", name]);
+    }
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tshark")
+}
+
+/// tshark's output for every run. Starting tshark costs a fifth of a CPU second and 150 MB, so
+/// a few run at a time, on every core.
+fn tshark_all(runs: &[Run], fields: &[&'static str], config_dir: &Path) -> Vec<TsharkOut> {
+    let workers = std::thread::available_parallelism().map_or(2, |n| (n.get() + 1).min(8));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<TsharkOut>>> = runs.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(run) = runs.get(index) else { break };
+                    let child =
+                        spawn_tshark(&run.tshark_input, &run.tshark_opts, fields, config_dir);
+                    *slots[index].lock().unwrap() = Some(collect(child, fields));
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| slot.into_inner().unwrap().expect("every run done"))
+        .collect()
+}
+
+type Row = HashMap<&'static str, Vec<String>>;
+
+struct TsharkOut {
+    rows: Vec<Row>,
+    /// tshark's own error lines (not the "running as root" warning).
+    errors: Vec<String>,
+}
+
+fn collect(child: Child, fields: &[&'static str]) -> TsharkOut {
+    let out = child.wait_with_output().expect("wait for tshark");
+    let rows = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| {
+            let mut row = Row::new();
+            for (name, text) in fields.iter().zip(line.split('\t')) {
+                if text.is_empty() {
+                    continue;
+                }
+                // Info is one string, commas and all; other fields list occurrences.
+                let values = if *name == "_ws.col.Info" {
+                    vec![text.to_string()]
+                } else {
+                    text.split(',').map(str::to_string).collect()
+                };
+                row.insert(*name, values);
+            }
+            row
+        })
+        .collect();
+    let errors = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| !l.starts_with("Running as user"))
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    TsharkOut { rows, errors }
+}
+
+fn parse_num(text: &str) -> Option<u128> {
+    match text.strip_prefix("0x") {
+        Some(hex) => u128::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
+    }
+}
+
+fn parse_bool(text: &str) -> Option<u128> {
+    match text {
+        "1" | "True" | "true" => Some(1),
+        "0" | "False" | "false" => Some(0),
+        _ => parse_num(text),
+    }
+}
+
+fn parse_bytes(text: &str) -> Option<u128> {
+    let hex: String = text.chars().filter(|c| *c != ':').collect();
+    u128::from_str_radix(&hex, 16).ok()
+}
+
+fn epoch_ns(text: &str) -> Option<String> {
+    let (secs, frac) = text.split_once('.').unwrap_or((text, ""));
+    if frac.len() > 9 {
+        return None;
+    }
+    let ns =
+        secs.parse::<u128>().ok()? * 1_000_000_000 + format!("{frac:0<9}").parse::<u128>().ok()?;
+    Some(ns.to_string())
+}
+
+/// An opcode name without the words the two tools spell differently.
+fn op_key(name: &str) -> String {
+    name.to_uppercase()
+        .replace("_WITH_", "_")
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect()
+}
+
+/// tshark's value of `field`, or None when tshark does not have it. A value this test cannot
+/// parse comes back as such, to show up as a difference rather than as an absence.
+fn theirs_value(row: &Row, field: &Field) -> Option<String> {
+    let values = field.theirs.iter().find_map(|name| row.get(name))?;
+    let first = values.first()?.as_str();
+    let num = |n: Option<u128>| n.map(|n| n.to_string());
+    let value = match field.conv {
+        Num => num(parse_bool(first)),
+        Text => Some(first.to_string()),
+        Bytes => num(parse_bytes(first)),
+        NumList => values
+            .iter()
+            .map(|v| num(parse_bool(v)))
+            .collect::<Option<Vec<_>>>()
+            .map(|v| v.join(",")),
+        Swap32 => num(parse_num(first).map(|n| u128::from((n as u32).swap_bytes()))),
+        Swap16 => num(parse_num(first).map(|n| u128::from((n as u16).swap_bytes()))),
+        Bit(mask) => num(parse_bytes(first).map(|b| u128::from(b as u8 & mask != 0))),
+        AckClass => match parse_num(first)? {
+            0 => Some("ack".into()),
+            1 => Some("rnr_nak".into()),
+            2 => Some("reserved".into()),
+            3 => Some("nak".into()),
+            other => Some(other.to_string()),
+        },
+        // Only the InfiniBand dissector writes "<opcode> QP=0x..." into Info; any other text
+        // there means tshark has no opcode name for the frame.
+        OpName => return first.split_once("QP=").map(|(name, _)| op_key(name)),
+        EpochNs => epoch_ns(first),
+    };
+    Some(value.unwrap_or_else(|| format!("unparsable {values:?}")))
+}
+
+fn scalar(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::Bool(b) => Some(u8::from(*b).to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+fn ours_value(frame: &Value, field: &Field) -> Option<String> {
+    let value = match field.ours.split_once("/*") {
+        Some((list, rest)) => {
+            let items = frame.pointer(list)?.as_array()?;
+            let parts: Option<Vec<String>> = items
+                .iter()
+                .map(|item| item.pointer(rest).and_then(scalar))
+                .collect();
+            parts?.join(",")
+        }
+        None => scalar(frame.pointer(field.ours)?)?,
+    };
+    Some(match field.conv {
+        OpName => op_key(&value),
+        _ => value,
+    })
+}
+
+fn has(row: &Row, names: &[&str]) -> bool {
+    names.iter().any(|n| row.contains_key(n))
+}
+
+const ABSENT: &str = "<absent>";
+
+/// How many field values were compared, in all and per field label.
+#[derive(Default)]
+struct Tally {
+    compared: usize,
+    per_field: HashMap<&'static str, usize>,
+}
+
+impl Tally {
+    fn add(&mut self, label: &'static str) {
+        self.compared += 1;
+        *self.per_field.entry(label).or_default() += 1;
+    }
+}
+
+/// Chosen a little under what the captures give (20,582 with tshark 4.0.17), so that losing a
+/// capture or a layer fails the test even if no difference appears.
+const MIN_COMPARED: usize = 19_000;
+
+fn compare_frame(run: &Run, ours: &Value, row: &Row, diffs: &mut Vec<Diff>, tally: &mut Tally) {
+    let frame = ours["frame"].as_u64().unwrap_or(0);
+    let mut push = |field: &str, tshark: Option<String>, rdmadump: Option<String>| {
+        diffs.push(Diff {
+            run: run.label.clone(),
+            frame,
+            field: field.to_string(),
+            tshark: tshark.unwrap_or_else(|| ABSENT.into()),
+            rdmadump: rdmadump.unwrap_or_else(|| ABSENT.into()),
+        })
+    };
+    for layer in LAYERS {
+        if layer.direct_only && run.rows_are.is_some() {
+            continue;
+        }
+        let ours_has = ours.pointer(layer.ours).is_some_and(|v| !v.is_null());
+        let theirs_has = has(row, layer.markers);
+        if layer.guarded && !theirs_has {
+            continue;
+        }
+        match (ours_has, theirs_has) {
+            (false, false) => continue,
+            (true, false) => push(layer.name, None, Some("present".into())),
+            (false, true) => push(layer.name, Some("present".into()), None),
+            (true, true) => {
+                for field in layer.fields {
+                    let (o, t) = (ours_value(ours, field), theirs_value(row, field));
+                    match (&o, &t) {
+                        (None, None) => {}
+                        (Some(a), Some(b)) if a == b => tally.add(field.label),
+                        (Some(_), Some(_)) => {
+                            tally.add(field.label);
+                            push(field.label, t, o);
+                        }
+                        _ => push(field.label, t, o),
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn compare_run(run: &Run, out: &TsharkOut, diffs: &mut Vec<Diff>, tally: &mut Tally) {
+    let mut diff = |frame: u64, field: &str, tshark: String, rdmadump: String| {
+        diffs.push(Diff {
+            run: run.label.clone(),
+            frame,
+            field: field.into(),
+            tshark,
+            rdmadump,
+        })
+    };
+    if out.rows.is_empty() && !out.errors.is_empty() {
+        diff(
+            0,
+            "file.error",
+            out.errors.join(" "),
+            format!("read {} frames", run.ours.len()),
+        );
+        return;
+    }
+    let theirs_damaged = (!out.errors.is_empty()).then(|| out.errors.join(" "));
+    if theirs_damaged.is_some() != run.ours_damaged.is_some() {
+        diff(
+            0,
+            "file.error",
+            theirs_damaged.unwrap_or_else(|| ABSENT.into()),
+            run.ours_damaged.clone().unwrap_or_else(|| ABSENT.into()),
+        );
+    }
+    // A pcapng Custom Block is not a packet, but tshark 4.0 shows it as a frame of its own.
+    let mut rows = Vec::new();
+    for row in &out.rows {
+        if let Some(pen) = row.get("frame.cb_pen") {
+            let number = row["frame.number"][0].parse().unwrap_or(0);
+            diff(
+                number,
+                "record.extra",
+                format!("custom block record, PEN {}", pen[0]),
+                "no record".into(),
+            );
+        } else {
+            rows.push(row);
+        }
+    }
+    let ours: Vec<&Value> = match &run.rows_are {
+        None => run.ours.iter().collect(),
+        Some(numbers) => numbers
+            .iter()
+            .map(|n| &run.ours[usize::try_from(*n).unwrap() - 1])
+            .collect(),
+    };
+    if ours.len() != rows.len() {
+        diff(
+            0,
+            "record.count",
+            rows.len().to_string(),
+            ours.len().to_string(),
+        );
+    }
+    for (frame, row) in ours.iter().zip(rows) {
+        compare_frame(run, frame, row, diffs, tally);
+    }
+}
+
+/// Where docs/tshark-differences.md and KNOWN do not say the same: a KNOWN entry whose row is
+/// missing or names another capture, or a row no entry refers to.
+fn doc_mismatches() -> Vec<String> {
+    let doc = std::fs::read_to_string(root().join("docs/tshark-differences.md"))
+        .expect("docs/tshark-differences.md");
+    let rows: HashMap<usize, &str> = doc
+        .lines()
+        .filter_map(|line| {
+            let (number, _) = line.strip_prefix("| ")?.split_once(" |")?;
+            Some((number.parse().ok()?, line))
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for known in KNOWN {
+        let capture = known.run.split(" [").next().unwrap();
+        match rows.get(&known.doc_row) {
+            None => problems.push(format!(
+                "docs/tshark-differences.md has no row {} ({})",
+                known.doc_row, known.reason
+            )),
+            Some(row) if known.run != "*" && !row.contains(capture) => problems.push(format!(
+                "docs/tshark-differences.md row {} does not mention {capture}",
+                known.doc_row
+            )),
+            Some(_) => {}
+        }
+    }
+    for number in rows.keys() {
+        if !KNOWN.iter().any(|k| k.doc_row == *number) {
+            problems.push(format!(
+                "docs/tshark-differences.md row {number} is not in KNOWN"
+            ));
+        }
+    }
+    problems
+}
+
+/// KNOWN entries some of whose frames or fields no longer differ.
+fn stale_known<'a>(diffs: &[Diff], frame_of: impl Fn(&Diff) -> Option<&'a Value>) -> Vec<String> {
+    let mut problems = Vec::new();
+    for known in KNOWN {
+        let hits: Vec<&Diff> = diffs
+            .iter()
+            .filter(|d| covers(known, d, frame_of(d)))
+            .collect();
+        let mut unseen: Vec<String> = known
+            .fields
+            .iter()
+            .filter(|p| !hits.iter().any(|d| field_matches(p, &d.field)))
+            .map(|p| p.to_string())
+            .collect();
+        if let Frames::List(list) = &known.frames {
+            unseen.extend(
+                list.iter()
+                    .filter(|n| !hits.iter().any(|d| d.frame == **n))
+                    .map(|n| format!("frame {n}")),
+            );
+        }
+        if !unseen.is_empty() {
+            problems.push(format!(
+                "known difference no longer reproduces, update KNOWN and \
+                 docs/tshark-differences.md row {}: {} {} {:?}, not seen: {} ({})",
+                known.doc_row,
+                known.run,
+                describe(&known.frames),
+                known.fields,
+                unseen.join(", "),
+                known.reason
+            ));
+        }
+    }
+    problems
+}
+
+/// The label of a known entry's frames, for messages.
+fn describe(frames: &Frames) -> String {
+    match frames {
+        Frames::File => "file".into(),
+        Frames::List(list) => format!("frames {list:?}"),
+        Frames::Where(what, _) => what.to_string(),
+    }
+}
+
+fn field_matches(pattern: &str, field: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => field.starts_with(prefix),
+        None => pattern == field,
+    }
+}
+
+fn run_matches(pattern: &str, run: &str) -> bool {
+    pattern == "*" || pattern == run
+}
+
+/// Whether `known` covers `diff`.
+fn covers(known: &Known, diff: &Diff, frame: Option<&Value>) -> bool {
+    run_matches(known.run, &diff.run)
+        && known.fields.iter().any(|p| field_matches(p, &diff.field))
+        && match &known.frames {
+            Frames::File => diff.frame == 0,
+            Frames::List(list) => list.contains(&diff.frame),
+            Frames::Where(_, pred) => frame.is_some_and(pred),
+        }
+}
+
+/// A capture record of a link type tshark 4.0 cannot read, kept to wrap it in ERF.
+struct IbRecord {
+    /// rdmadump's frame number for it.
+    frame: u64,
+    data: Vec<u8>,
+    wire_len: u32,
+}
+
+const LINKTYPE_INFINIBAND: u32 = 247;
+
+/// The records of a pcap or pcapng file whose link type is 247, numbered as rdmadump numbers
+/// frames (pcapng: EPB, SPB and obsolete PB, in file order). Written for our fixtures' few
+/// layouts; a record it cannot parse ends the walk.
+fn infiniband_records(bytes: &[u8]) -> Vec<IbRecord> {
+    let mut found = Vec::new();
+    if bytes.len() < 24 {
+        return found;
+    }
+    let magic = u32::from_le_bytes(bytes[0..4].try_into().unwrap());
+    let u32_at = |big: bool, at: usize| -> Option<u32> {
+        let b: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
+        Some(if big {
+            u32::from_be_bytes(b)
+        } else {
+            u32::from_le_bytes(b)
+        })
+    };
+    let u16_at = |big: bool, at: usize| -> Option<u16> {
+        let b: [u8; 2] = bytes.get(at..at + 2)?.try_into().ok()?;
+        Some(if big {
+            u16::from_be_bytes(b)
+        } else {
+            u16::from_le_bytes(b)
+        })
+    };
+    match magic {
+        0xa1b2_c3d4 | 0xa1b2_3c4d | 0xd4c3_b2a1 | 0x4d3c_b2a1 => {
+            let big = matches!(magic, 0xd4c3_b2a1 | 0x4d3c_b2a1);
+            if u32_at(big, 20) != Some(LINKTYPE_INFINIBAND) {
+                return found;
+            }
+            let (mut at, mut frame) = (24, 0);
+            while let (Some(caplen), Some(wire_len)) = (u32_at(big, at + 8), u32_at(big, at + 12)) {
+                let start = at + 16;
+                let Some(data) = bytes.get(start..start + caplen as usize) else {
+                    break;
+                };
+                frame += 1;
+                found.push(IbRecord {
+                    frame,
+                    data: data.to_vec(),
+                    wire_len,
+                });
+                at = start + caplen as usize;
+            }
+        }
+        0x0a0d_0d0a => {
+            let (mut at, mut frame, mut big) = (0, 0, false);
+            let mut linktypes: Vec<u32> = Vec::new();
+            while at + 12 <= bytes.len() {
+                if u32_at(false, at) == Some(0x0a0d_0d0a) {
+                    big = u32_at(false, at + 8) == Some(0x4d3c_2b1a);
+                    linktypes.clear();
+                }
+                let (Some(kind), Some(len)) = (u32_at(big, at), u32_at(big, at + 4)) else {
+                    break;
+                };
+                let len = len as usize;
+                if len < 12 || at + len > bytes.len() {
+                    break;
+                }
+                let body = at + 8;
+                let packet = match kind {
+                    1 => {
+                        linktypes.push(u32::from(u16_at(big, body).unwrap_or(0)));
+                        None
+                    }
+                    6 => u32_at(big, body + 12)
+                        .zip(u32_at(big, body + 16))
+                        .map(|(cap, orig)| (u32_at(big, body).unwrap_or(0), body + 20, cap, orig)),
+                    3 => {
+                        u32_at(big, body).map(|orig| (0, body + 4, orig.min(len as u32 - 16), orig))
+                    }
+                    2 => u32_at(big, body + 12)
+                        .zip(u32_at(big, body + 16))
+                        .map(|(cap, orig)| {
+                            (
+                                u32::from(u16_at(big, body).unwrap_or(0)),
+                                body + 20,
+                                cap,
+                                orig,
+                            )
+                        }),
+                    _ => None,
+                };
+                if let Some((iface, start, caplen, wire_len)) = packet {
+                    frame += 1;
+                    let data = bytes.get(start..start + caplen as usize);
+                    if let (Some(data), Some(&LINKTYPE_INFINIBAND)) =
+                        (data, linktypes.get(iface as usize))
+                    {
+                        found.push(IbRecord {
+                            frame,
+                            data: data.to_vec(),
+                            wire_len,
+                        });
+                    }
+                }
+                at += len;
+            }
+        }
+        _ => {}
+    }
+    found
+}
+
+/// A pcap of ERF type-21 (InfiniBand) records, which tshark 4.0 does read, holding `records`.
+/// The ERF timestamps are all zero: frame-level fields of a wrapped copy are not compared.
+fn erf_wrap(records: &[IbRecord]) -> Vec<u8> {
+    const LINKTYPE_ERF: u32 = 197;
+    const ERF_TYPE_INFINIBAND: u8 = 21;
+    // Varying-length record, as DAG cards and ibdump write them.
+    const ERF_FLAG_VLEN: u8 = 0x04;
+    let mut out = Vec::new();
+    out.extend(0xa1b2_c3d4_u32.to_le_bytes());
+    out.extend(2_u16.to_le_bytes());
+    out.extend(4_u16.to_le_bytes());
+    out.extend([0; 8]);
+    out.extend(0xffff_u32.to_le_bytes());
+    out.extend(LINKTYPE_ERF.to_le_bytes());
+    for record in records {
+        let rlen = u16::try_from(16 + record.data.len()).expect("record fits ERF");
+        let wlen = u16::try_from(record.wire_len).expect("record fits ERF");
+        out.extend([0; 8]);
+        out.extend(u32::from(rlen).to_le_bytes());
+        out.extend(u32::from(rlen).to_le_bytes());
+        out.extend(0_u64.to_le_bytes());
+        out.extend([ERF_TYPE_INFINIBAND, ERF_FLAG_VLEN]);
+        out.extend(rlen.to_be_bytes());
+        out.extend(0_u16.to_be_bytes());
+        out.extend(wlen.to_be_bytes());
+        out.extend(&record.data);
+    }
+    out
+}
+
+fn captures() -> Vec<(String, PathBuf)> {
+    let mut files = Vec::new();
+    for dir in ["", "scenarios"] {
+        let path = fixture(dir);
+        let mut names: Vec<String> = std::fs::read_dir(&path)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".pcap") || n.ends_with(".pcapng"))
+            .collect();
+        names.sort();
+        for name in names {
+            let label = if dir.is_empty() {
+                name.clone()
+            } else {
+                format!("{dir}/{name}")
+            };
+            files.push((label, path.join(name)));
+        }
+    }
+    files.push(("infiniband-erf.pcap".into(), real_capture()));
+    files
+}
+
+fn rdmadump_frames(path: &Path) -> (Vec<Value>, Option<String>) {
+    let out = rdmadump(&["read", "--json", path.to_str().unwrap()]);
+    let frames = stdout(&out).lines().map(parse_line).collect();
+    let warning = stderr(&out);
+    let damaged =
+        (!out.status.success() || !warning.trim().is_empty()).then(|| warning.trim().to_string());
+    (frames, damaged)
+}
+
+/// Every run: each capture as is, an ERF-wrapped copy of its linktype-247 records if it has
+/// any, and the TFTP demonstration.
+fn runs(scratch: &Path) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for (label, path) in captures() {
+        let (ours, ours_damaged) = rdmadump_frames(&path);
+        let records = infiniband_records(&std::fs::read(&path).unwrap());
+        if !records.is_empty() {
+            let wrapped = scratch.join(format!("{}.erf.pcap", label.replace('/', "_")));
+            std::fs::write(&wrapped, erf_wrap(&records)).unwrap();
+            runs.push(Run {
+                label: format!("{label} [ERF-wrapped]"),
+                tshark_input: wrapped,
+                tshark_opts: TSHARK_OPTS.to_vec(),
+                ours: ours.clone(),
+                rows_are: Some(records.iter().map(|r| r.frame).collect()),
+                ours_damaged: None,
+            });
+        }
+        if label == "roce_v2_sport69.pcap" {
+            runs.push(Run {
+                label: format!("{label} [tftp enabled]"),
+                tshark_input: path.clone(),
+                tshark_opts: vec!["--disable-heuristic", "eth_over_ib"],
+                ours: ours.clone(),
+                rows_are: None,
+                ours_damaged: ours_damaged.clone(),
+            });
+        }
+        runs.push(Run {
+            label,
+            tshark_input: path,
+            tshark_opts: TSHARK_OPTS.to_vec(),
+            ours,
+            rows_are: None,
+            ours_damaged,
+        });
+    }
+    runs
+}
+
+#[test]
+fn rdmadump_agrees_with_tshark_on_every_capture() {
+    if !tshark_available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tshark is not installed, and CI must run the differential test (apt-get install -y tshark)"
+        );
+        // Straight to the process's stderr: libtest captures eprintln! of passing tests.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"\n*** SKIPPED: tshark not installed (apt-get install -y tshark) ***\n\n",
+        );
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let config = scratch.path().join("wireshark-config");
+    std::fs::create_dir(&config).unwrap();
+    let fields = all_tshark_fields();
+    let runs = runs(scratch.path());
+    let outputs = tshark_all(&runs, &fields, &config);
+    let mut diffs = Vec::new();
+    let mut report = String::new();
+    let mut tally = Tally::default();
+    for (run, out) in runs.iter().zip(outputs) {
+        let (diffs_before, compared_before) = (diffs.len(), tally.compared);
+        compare_run(run, &out, &mut diffs, &mut tally);
+        writeln!(
+            report,
+            "  {:<45} {:>4} frames {:>6} fields compared {:>3} differences",
+            run.label,
+            run.rows_are.as_ref().map_or(run.ours.len(), Vec::len),
+            tally.compared - compared_before,
+            diffs.len() - diffs_before
+        )
+        .unwrap();
+    }
+    let mut per_field: Vec<_> = tally.per_field.iter().collect();
+    per_field.sort();
+    let per_field: Vec<String> = per_field.iter().map(|(f, n)| format!("{f} {n}")).collect();
+    eprintln!(
+        "tshark differential test:\n{report}  total: {} field values compared, {} differences\n  \
+         per field: {}",
+        tally.compared,
+        diffs.len(),
+        per_field.join(", ")
+    );
+
+    let frame_of = |diff: &Diff| {
+        let run = runs.iter().find(|r| r.label == diff.run)?;
+        run.ours
+            .iter()
+            .find(|f| f["frame"].as_u64() == Some(diff.frame))
+    };
+    let mut problems = Vec::new();
+    let mut explained = String::new();
+    for diff in &diffs {
+        match KNOWN.iter().position(|k| covers(k, diff, frame_of(diff))) {
+            Some(k) => writeln!(explained, "  doc row {:>2}: {diff}", KNOWN[k].doc_row).unwrap(),
+            None => problems.push(format!("unexplained difference: {diff}")),
+        }
+    }
+    eprintln!("known differences seen:\n{explained}");
+    problems.extend(stale_known(&diffs, frame_of));
+    problems.extend(doc_mismatches());
+    // Every field in LAYERS must have been compared somewhere: a wrong JSON pointer, or a tshark
+    // field that is never filled in, would otherwise make a comparison that never happens.
+    let never: Vec<&str> = LAYERS
+        .iter()
+        .flat_map(|l| l.fields)
+        .map(|f| f.label)
+        .filter(|label| !tally.per_field.contains_key(label))
+        .collect();
+    if !never.is_empty() {
+        problems.push(format!("fields never compared: {never:?}"));
+    }
+    if tally.compared < MIN_COMPARED {
+        problems.push(format!(
+            "only {} field values compared, expected at least {MIN_COMPARED}",
+            tally.compared
+        ));
+    }
+    if !problems.is_empty() {
+        // The version matters: the KNOWN table describes tshark 4.0.17.
+        let version = Command::new("tshark").arg("--version").output().ok();
+        let version = version.map_or(String::new(), |v| stdout(&v));
+        panic!(
+            "{} problems with {}:\n{}",
+            problems.len(),
+            version.lines().next().unwrap_or("tshark"),
+            problems.join("\n")
+        );
+    }
+}
