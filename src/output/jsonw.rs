@@ -88,8 +88,7 @@ impl<'b> Obj<'b> {
     #[inline]
     pub fn u64(&mut self, key: &str, value: u64) -> &mut Self {
         self.key(key);
-        let mut digits = itoa::Buffer::new();
-        self.out.extend_from_slice(digits.format(value).as_bytes());
+        put_u64(self.out, value);
         self
     }
 
@@ -189,6 +188,21 @@ impl Arr<'_> {
 impl Drop for Arr<'_> {
     fn drop(&mut self) {
         self.out.push(b']');
+    }
+}
+
+/// Most numbers in a packet are flags and small fields; writing those directly avoids a
+/// call into `memcpy` for one or two bytes.
+#[inline]
+fn put_u64(out: &mut Vec<u8>, value: u64) {
+    if value < 10 {
+        out.push(b'0' + value as u8);
+    } else if value < 100 {
+        out.push(b'0' + (value / 10) as u8);
+        out.push(b'0' + (value % 10) as u8);
+    } else {
+        let mut digits = itoa::Buffer::new();
+        out.extend_from_slice(digits.format(value).as_bytes());
     }
 }
 
