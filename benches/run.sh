@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Reproducible throughput benchmark: generates large captures under target/bench/ (kept out
+# of git), then times rdmadump against `cat FILE > /dev/null` (the I/O floor) and tshark on
+# the same data, hot page cache, best of N runs. Prints one table with the ratios.
+#
+#   benches/run.sh            # 420k x 1 KiB RoCE v2 frames (460 MB), 4M x 64 B frames
+#   RUNS=5 benches/run.sh     # more repetitions
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=${RUNS:-3}
+DIR=target/bench
+mkdir -p "$DIR"
+cargo build --release --quiet --bin rdmadump --example gencap
+BIN=target/release/rdmadump
+GEN=target/release/examples/gencap
+
+big=$DIR/roce_1k.pcap
+bigng=$DIR/roce_1k.pcapng
+small=$DIR/roce_64.pcap
+prefix=$DIR/roce_1k_40k.pcap
+[ -f "$big" ] || $GEN "$big" 420000 1024 1000 pcap
+[ -f "$bigng" ] || $GEN "$bigng" 420000 1024 1000 pcapng
+[ -f "$small" ] || $GEN "$small" 4000000 64 1000 pcap
+[ -f "$prefix" ] || $GEN "$prefix" 40000 1024 1000 pcap
+
+# Best wall time of $RUNS runs, in seconds; warms the page cache first.
+best() {
+    local best=""
+    "$@" >/dev/null 2>&1 || true
+    for _ in $(seq "$RUNS"); do
+        local start end t
+        start=$(date +%s.%N)
+        "$@" >/dev/null 2>&1 || true
+        end=$(date +%s.%N)
+        t=$(echo "$end - $start" | bc -l)
+        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+    done
+    printf '%.4f' "$best"
+}
+
+# Peak resident set size in MB of one run.
+peak_mb() {
+    /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1 | awk '{printf "%.1f", $1 / 1024}'
+}
+
+size_mb() { stat -c %s "$1" | awk '{printf "%.0f", $1 / 1048576}'; }
+ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
+rate() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
+
+cat_big=$(best cat "$big")
+an_big=$(best $BIN analyze --json "$big")
+an_ng=$(best $BIN analyze --json "$bigng")
+read_big=$(best $BIN read --json "$big")
+cat_small=$(best cat "$small")
+read_small=$(best $BIN read --json "$small")
+an_prefix=$(best $BIN analyze --json "$prefix")
+rss_stdin=$(peak_mb bash -c "cat $big | $BIN analyze --json -")
+
+echo "| what | file | time s | rate | vs floor |"
+echo "|---|---|---:|---:|---:|"
+echo "| cat > /dev/null (I/O floor) | $(size_mb "$big") MB, 420k x 1 KiB | $cat_big | $(rate "$(size_mb "$big")" "$cat_big") MB/s | 1.00 |"
+echo "| rdmadump analyze --json | same | $an_big | $(rate "$(size_mb "$big")" "$an_big") MB/s, $(rate 0.42 "$an_big") Mpps | $(ratio "$an_big" "$cat_big") x cat |"
+echo "| rdmadump read --json > /dev/null | same | $read_big | $(rate 0.42 "$read_big") Mpps | $(ratio "$read_big" "$cat_big") x cat |"
+echo "| rdmadump analyze --json, pcapng | $(size_mb "$bigng") MB | $an_ng | | $(ratio "$an_ng" "$an_big") x pcap |"
+echo "| cat > /dev/null | $(size_mb "$small") MB, 4M x 64 B | $cat_small | | 1.00 |"
+echo "| rdmadump read --json > /dev/null | same | $read_small | $(rate 4 "$read_small") Mpps | $(ratio "$read_small" "$cat_small") x cat |"
+echo "| cat big.pcap \| rdmadump analyze - | peak RSS | | $rss_stdin MB | |"
+if command -v tshark >/dev/null 2>&1; then
+    ts_prefix=$(best tshark -r "$prefix" -T fields -e infiniband.bth.psn)
+    echo "| tshark -T fields -e infiniband.bth.psn | 40k x 1 KiB | $ts_prefix | $(rate 0.04 "$ts_prefix") Mpps | |"
+    echo "| rdmadump analyze --json | 40k x 1 KiB | $an_prefix | $(rate 0.04 "$an_prefix") Mpps | $(ratio "$ts_prefix" "$an_prefix") x faster than tshark |"
+    echo "| per-packet rate, analyze vs tshark | | | | $(echo "(0.42 / $an_big) / (0.04 / $ts_prefix)" | bc -l | xargs printf '%.0f') x |"
+fi
