@@ -167,7 +167,7 @@ impl PfcTracker {
                 finished = Some((run, now));
             }
         } else {
-            let until = now + u64::from(quanta) * self.quantum_ps / 1000;
+            let until = now.saturating_add(u64::from(quanta) * self.quantum_ps / 1000);
             match &mut stats.run {
                 Some(run) => {
                     run.until_ns = until;

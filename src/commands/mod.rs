@@ -28,7 +28,7 @@ pub fn input_paths(args: &InputArgs) -> anyhow::Result<Vec<PathBuf>> {
 pub fn decode_options(args: &InputArgs) -> DecodeOptions {
     DecodeOptions {
         extra_roce_ports: args.roce_ports.clone(),
-        verify_crc: true,
+        ..DecodeOptions::default()
     }
 }
 

@@ -5,7 +5,7 @@
 //! CRC; the payload is hashed in place.
 
 /// The bytes in front of the BTH that the ICRC covers, by encapsulation.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub enum IcrcPrefix<'a> {
     /// Native IB without GRH (LNH=2): the LRH with VL masked.
     IbLocal { lrh: &'a [u8; 8] },

@@ -1,8 +1,8 @@
 //! Native InfiniBand (LRH, optional GRH, VCRC) and RoCE v1 (GRH over Ethernet).
 
 use super::bounds::{Bytes, Stop};
-use super::{DecodeOptions, Kind, Packet, malformed, transport};
-use crate::crc::{CrcCheck, IcrcPrefix, vcrc};
+use super::{Kind, Packet, VcrcJob, malformed, transport};
+use crate::crc::{CrcCheck, IcrcPrefix};
 use crate::wire::Layer;
 use crate::wire::grh::{Grh, NXTHDR_BTH};
 use crate::wire::lrh::{Lrh, lnh};
@@ -11,12 +11,7 @@ const VCRC_LEN: usize = 2;
 const RAW_HEADER_LEN: usize = 4;
 const BTH_AND_ICRC: usize = 12 + 4;
 
-pub fn native<'a>(
-    pkt: &mut Packet<'a>,
-    bytes: Bytes<'a>,
-    at: usize,
-    opts: &DecodeOptions,
-) -> Result<(), Stop> {
+pub fn native<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, at: usize) -> Result<(), Stop> {
     pkt.kind = Kind::Ib;
     let lrh =
         Lrh::new_checked(bytes.need(at, Lrh::LEN, Layer::Lrh)?, at).map_err(Stop::Malformed)?;
@@ -41,17 +36,14 @@ pub fn native<'a>(
         at + 4,
         "PktLen exceeds the frame",
     )?;
-    if opts.verify_crc {
-        pkt.vcrc = Some(match with_vcrc.complete(end, end + VCRC_LEN) {
-            Some(stored) => {
-                let covered = with_vcrc.captured(at, end);
-                CrcCheck::compare(
-                    u32::from(u16::from_le_bytes([stored[0], stored[1]])),
-                    u32::from(vcrc(covered)),
-                )
-            }
-            None => CrcCheck::unverifiable(None),
-        });
+    match with_vcrc.complete(end, end + VCRC_LEN) {
+        Some(stored) => {
+            pkt.vcrc_job = Some(VcrcJob {
+                covered: with_vcrc.captured(at, end),
+                stored: u16::from_le_bytes([stored[0], stored[1]]),
+            })
+        }
+        None => pkt.vcrc = Some(CrcCheck::unverifiable(None)),
     }
     let packet = with_vcrc.limit(end, Layer::Lrh, at + 4, "PktLen exceeds the frame")?;
     match lrh.lnh() {
@@ -60,7 +52,6 @@ pub fn native<'a>(
             packet,
             at + Lrh::LEN,
             IcrcPrefix::IbLocal { lrh: lrh.bytes() },
-            opts,
         ),
         lnh::IBA_GLOBAL => {
             let grh_at = at + Lrh::LEN;
@@ -82,7 +73,6 @@ pub fn native<'a>(
                 packet,
                 grh_at + Grh::LEN,
                 IcrcPrefix::IbGlobal { grh: grh.bytes() },
-                opts,
             )
         }
         // Raw packets carry a 4-byte raw header, IPv6-raw ones an IPv6 packet; neither has
@@ -98,12 +88,7 @@ pub fn native<'a>(
     }
 }
 
-pub fn roce_v1<'a>(
-    pkt: &mut Packet<'a>,
-    bytes: Bytes<'a>,
-    at: usize,
-    opts: &DecodeOptions,
-) -> Result<(), Stop> {
+pub fn roce_v1<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, at: usize) -> Result<(), Stop> {
     pkt.kind = Kind::RoceV1;
     let grh =
         Grh::new_checked(bytes.need(at, Grh::LEN, Layer::Grh)?, at).map_err(Stop::Malformed)?;
@@ -118,6 +103,5 @@ pub fn roce_v1<'a>(
         packet,
         at + Grh::LEN,
         IcrcPrefix::RoceV1 { grh: grh.bytes() },
-        opts,
     )
 }

@@ -115,5 +115,5 @@ fn udp<'a>(
         ipv6,
         udp: header.bytes(),
     };
-    transport::decode(pkt, segment, at + UdpHeader::LEN, prefix, opts)
+    transport::decode(pkt, segment, at + UdpHeader::LEN, prefix)
 }

@@ -49,7 +49,7 @@ pub fn after_ethertype<'a>(
     match ethertype {
         ethertype::IPV4 => ip::ipv4(pkt, bytes, at, opts),
         ethertype::IPV6 => ip::ipv6(pkt, bytes, at, opts),
-        ethertype::ROCE_V1 => infiniband::roce_v1(pkt, bytes, at, opts),
+        ethertype::ROCE_V1 => infiniband::roce_v1(pkt, bytes, at),
         ethertype::MAC_CONTROL => mac_control(pkt, bytes, at),
         _ => Ok(()),
     }
@@ -140,7 +140,7 @@ pub fn erf<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> 
     if record_type == ERF_TYPE_ETH {
         ethernet(pkt, inner, start, opts)
     } else {
-        infiniband::native(pkt, inner, start, opts)
+        infiniband::native(pkt, inner, start)
     }
 }
 

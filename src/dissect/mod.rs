@@ -13,7 +13,7 @@ mod transport;
 use std::net::IpAddr;
 
 use crate::capture::{Record, linktype};
-use crate::crc::CrcCheck;
+use crate::crc::{self, CrcCheck, IcrcPrefix};
 use crate::wire::aeth::Aeth;
 use crate::wire::atomic_ack_eth::AtomicAckEth;
 use crate::wire::atomic_eth::AtomicEth;
@@ -207,6 +207,9 @@ pub struct Packet<'a> {
 
     pub icrc: Option<CrcCheck>,
     pub vcrc: Option<CrcCheck>,
+    /// CRCs located but not yet computed (see [`CrcMode::Deferred`]).
+    pub icrc_job: Option<IcrcJob<'a>>,
+    pub vcrc_job: Option<VcrcJob<'a>>,
 
     /// Why a malformed frame could not be decoded.
     pub error: Option<DecodeError>,
@@ -214,7 +217,40 @@ pub struct Packet<'a> {
     pub truncated: Option<DecodeError>,
 }
 
+/// An ICRC whose bytes are all captured, waiting to be computed.
+#[derive(Debug, Clone, Copy)]
+pub struct IcrcJob<'a> {
+    pub prefix: IcrcPrefix<'a>,
+    /// From the BTH to the byte before the ICRC.
+    pub covered: &'a [u8],
+    pub stored: u32,
+}
+
+/// A VCRC whose bytes are all captured, waiting to be computed.
+#[derive(Debug, Clone, Copy)]
+pub struct VcrcJob<'a> {
+    /// From the LRH to the byte before the VCRC.
+    pub covered: &'a [u8],
+    pub stored: u16,
+}
+
 impl Packet<'_> {
+    /// Computes the CRCs `dissect` located; a no-op once done.
+    pub fn verify_crcs(&mut self) {
+        if let Some(job) = self.icrc_job.take() {
+            self.icrc = Some(CrcCheck::compare(
+                job.stored,
+                crc::icrc(job.prefix, job.covered),
+            ));
+        }
+        if let Some(job) = self.vcrc_job.take() {
+            self.vcrc = Some(CrcCheck::compare(
+                u32::from(job.stored),
+                u32::from(crc::vcrc(job.covered)),
+            ));
+        }
+    }
+
     /// Source address at the most specific layer present: IP, GID or LID.
     pub fn src_addr(&self) -> Option<Address> {
         if let Some(ip) = &self.ip {
@@ -260,22 +296,22 @@ impl std::fmt::Display for Address {
     }
 }
 
+/// When the CRCs are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CrcMode {
+    /// During `dissect`.
+    #[default]
+    Inline,
+    /// Later, by [`Packet::verify_crcs`], so that a batch can be verified on several cores.
+    Deferred,
+}
+
 /// Decoding choices the user makes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct DecodeOptions {
     /// UDP destination ports taken as RoCE v2, besides 4791.
     pub extra_roce_ports: Vec<u16>,
-    /// Skip ICRC/VCRC computation (the verdicts are then absent).
-    pub verify_crc: bool,
-}
-
-impl Default for DecodeOptions {
-    fn default() -> Self {
-        DecodeOptions {
-            extra_roce_ports: Vec::new(),
-            verify_crc: true,
-        }
-    }
+    pub crc: CrcMode,
 }
 
 impl DecodeOptions {
@@ -301,7 +337,7 @@ pub fn dissect<'a>(record: &Record<'a>, frame: u64, opts: &DecodeOptions) -> Pac
     let bytes = Bytes::new(record.data, wire_len);
     let outcome = match record.linktype {
         linktype::ETHERNET => link::ethernet(&mut pkt, bytes, 0, opts),
-        linktype::INFINIBAND => infiniband::native(&mut pkt, bytes, 0, opts),
+        linktype::INFINIBAND => infiniband::native(&mut pkt, bytes, 0),
         linktype::ERF => link::erf(&mut pkt, bytes, opts),
         linktype::LINUX_SLL => link::sll(&mut pkt, bytes, opts),
         linktype::LINUX_SLL2 => link::sll2(&mut pkt, bytes, opts),
@@ -314,6 +350,9 @@ pub fn dissect<'a>(record: &Record<'a>, frame: u64, opts: &DecodeOptions) -> Pac
             pkt.error = Some(at);
             pkt.kind = Kind::Malformed;
         }
+    }
+    if opts.crc == CrcMode::Inline {
+        pkt.verify_crcs();
     }
     pkt
 }

@@ -1,8 +1,8 @@
 //! BTH, the extended headers its opcode calls for, the payload and the ICRC.
 
 use super::bounds::{Bytes, Stop};
-use super::{DecodeOptions, Packet, malformed};
-use crate::crc::{CrcCheck, IcrcPrefix, icrc};
+use super::{IcrcJob, Packet, malformed};
+use crate::crc::{CrcCheck, IcrcPrefix};
 use crate::wire::aeth::Aeth;
 use crate::wire::atomic_ack_eth::AtomicAckEth;
 use crate::wire::atomic_eth::AtomicEth;
@@ -26,7 +26,6 @@ pub fn decode<'a>(
     packet: Bytes<'a>,
     at: usize,
     prefix: IcrcPrefix<'a>,
-    opts: &DecodeOptions,
 ) -> Result<(), Stop> {
     let end = packet.end();
     if end < at + Bth::LEN + ICRC_LEN {
@@ -35,14 +34,15 @@ pub fn decode<'a>(
         return Err(malformed(Layer::Bth, at, "no room for BTH and ICRC"));
     }
     let icrc_at = end - ICRC_LEN;
-    if opts.verify_crc {
-        pkt.icrc = Some(match packet.complete(icrc_at, end) {
-            Some(stored) => {
-                let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
-                CrcCheck::compare(stored, icrc(prefix, packet.captured(at, icrc_at)))
-            }
-            None => CrcCheck::unverifiable(None),
-        });
+    match packet.complete(icrc_at, end) {
+        Some(stored) => {
+            pkt.icrc_job = Some(IcrcJob {
+                prefix,
+                covered: packet.captured(at, icrc_at),
+                stored: u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]),
+            })
+        }
+        None => pkt.icrc = Some(CrcCheck::unverifiable(None)),
     }
     let bth =
         Bth::new_checked(packet.need(at, Bth::LEN, Layer::Bth)?, at).map_err(Stop::Malformed)?;
