@@ -67,7 +67,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__analyze)
-            opts="-Y -c -h -V --roce-port --filter --qp --kind --no-mmap --color --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --fail-on --help --version"
+            opts="-Y -c -h -V --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --fail-on --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -95,6 +95,10 @@ _rdmadump() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "never auto always" -- "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --count)
@@ -249,7 +253,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__read)
-            opts="-Y -c -h -V --roce-port --filter --qp --kind --no-mmap --color --json --count --time --help --version"
+            opts="-Y -c -h -V --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --time --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -277,6 +281,10 @@ _rdmadump() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "never auto always" -- "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --count)

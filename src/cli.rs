@@ -79,6 +79,11 @@ pub struct InputArgs {
     /// When to use color
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+
+    /// Threads to use; 1 does everything on one core (default: one per core). Results are
+    /// identical either way
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
+    pub threads: Option<usize>,
 }
 
 #[derive(Debug, Args)]

@@ -28,6 +28,12 @@ impl<'m> SliceInput<'m> {
     pub fn new(data: &'m [u8]) -> Self {
         SliceInput { data, pos: 0 }
     }
+
+    /// Up to `n` bytes from the current position, borrowed for as long as the data itself.
+    pub fn window(&self, n: usize) -> &'m [u8] {
+        let rest = self.data.get(self.pos..).unwrap_or_default();
+        &rest[..n.min(rest.len())]
+    }
 }
 
 impl Input for SliceInput<'_> {

@@ -252,6 +252,26 @@ impl Source {
     }
 }
 
+impl<'m> CaptureReader<SliceInput<'m>> {
+    /// The current record, borrowed from the mapping itself rather than from the reader, so
+    /// that a batch of records can be held while the reader moves on.
+    pub fn current_mapped(&self) -> Option<Record<'m>> {
+        let located = self.located.as_ref()?;
+        let bytes = self.input.window(located.total_len);
+        let data = bytes
+            .get(located.data_start..located.data_start + located.caplen)
+            .unwrap_or_default();
+        Some(Record {
+            data,
+            orig_len: located.orig_len,
+            ts_ns: located.ts_ns,
+            linktype: located.linktype,
+            iface: located.iface,
+            offset: self.input.position(),
+        })
+    }
+}
+
 type StreamReader = ReadInput<Box<dyn io::Read + Send>>;
 
 /// A reader over either kind of [`Source`], without dynamic dispatch per record.
@@ -290,6 +310,18 @@ impl<'m> AnyReader<'m> {
 
     pub fn current_ts(&self) -> Option<Option<u64>> {
         delegate!(self, r => r.current_ts())
+    }
+
+    /// The current record with the mapping's lifetime; `None` for streams.
+    pub fn current_mapped(&self) -> Option<Record<'m>> {
+        match self {
+            AnyReader::Mapped(r) => r.current_mapped(),
+            AnyReader::Stream(_) => None,
+        }
+    }
+
+    pub fn is_mapped(&self) -> bool {
+        matches!(self, AnyReader::Mapped(_))
     }
 
     pub fn take_warnings(&mut self) -> Vec<Warning> {

@@ -261,3 +261,26 @@ fn no_progress_bar_when_stderr_is_not_a_terminal() {
     assert!(out.status.success());
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
 }
+
+#[test]
+fn output_is_identical_with_and_without_the_crc_thread() {
+    let mut files: Vec<String> = std::fs::read_dir(fixture(""))
+        .unwrap()
+        .chain(std::fs::read_dir(fixture("scenarios")).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pcap" || x == "pcapng"))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    files.push(real_capture().to_string_lossy().into_owned());
+    for file in &files {
+        for command in [&["read", "--json"][..], &["analyze", "--json"][..]] {
+            let run = |threads: &str| {
+                let mut args = command.to_vec();
+                args.extend(["--threads", threads, file.as_str()]);
+                rdmadump(&args).stdout
+            };
+            assert_eq!(run("1"), run("2"), "{command:?} {file}");
+        }
+    }
+}
