@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::analyze::AnomalyKind;
+use crate::dissect::Kind;
 use crate::output::time::TimeFormat;
 
 const ABOUT: &str = "Decode and analyse RDMA packet captures: InfiniBand, RoCE v1/v2, PFC";
@@ -69,7 +71,7 @@ pub struct InputArgs {
 
     /// Only packets of this kind
     #[arg(long, value_enum, value_name = "KIND")]
-    pub kind: Option<KindArg>,
+    pub kind: Option<Kind>,
 
     /// Read files through a buffer instead of memory-mapping them (safe for files that may
     /// be truncated while rdmadump reads them)
@@ -139,33 +141,7 @@ pub struct AnalyzeArgs {
 
     /// Exit with status 1 if anomalies of these kinds are found (comma-separated)
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KINDS")]
-    pub fail_on: Vec<AnomalyKindArg>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-#[value(rename_all = "snake_case")]
-pub enum KindArg {
-    RoceV1,
-    RoceV2,
-    Ib,
-    Pfc,
-    Pause,
-    Other,
-    Malformed,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-#[value(rename_all = "snake_case")]
-pub enum AnomalyKindArg {
-    PsnGap,
-    GoBackN,
-    Nak,
-    RnrNak,
-    IcrcBad,
-    VcrcBad,
-    PfcStorm,
-    PauseCascade,
-    Malformed,
+    pub fail_on: Vec<AnomalyKind>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -41,7 +41,8 @@ impl Default for AnalyzeConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[value(rename_all = "snake_case")]
 pub enum AnomalyKind {
     PsnGap,
     GoBackN,

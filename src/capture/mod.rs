@@ -155,17 +155,7 @@ impl<I: Input> CaptureReader<I> {
         let located = self.located.as_ref()?;
         let offset = self.input.position();
         let bytes = self.input.peek(located.total_len).ok()?;
-        let data = bytes
-            .get(located.data_start..located.data_start + located.caplen)
-            .unwrap_or_default();
-        Some(Record {
-            data,
-            orig_len: located.orig_len,
-            ts_ns: located.ts_ns,
-            linktype: located.linktype,
-            iface: located.iface,
-            offset,
-        })
+        Some(located.record(bytes, offset))
     }
 
     /// Timestamp of the current record, without borrowing its bytes.
@@ -201,6 +191,22 @@ pub(crate) struct Located {
     pub ts_ns: Option<u64>,
     pub linktype: u32,
     pub iface: u32,
+}
+
+impl Located {
+    /// The record within `bytes`, which start at the record header at file `offset`.
+    fn record<'a>(&self, bytes: &'a [u8], offset: u64) -> Record<'a> {
+        Record {
+            data: bytes
+                .get(self.data_start..self.data_start + self.caplen)
+                .unwrap_or_default(),
+            orig_len: self.orig_len,
+            ts_ns: self.ts_ns,
+            linktype: self.linktype,
+            iface: self.iface,
+            offset,
+        }
+    }
 }
 
 pub(crate) struct WarningSink<'w> {
@@ -258,17 +264,7 @@ impl<'m> CaptureReader<SliceInput<'m>> {
     pub fn current_mapped(&self) -> Option<Record<'m>> {
         let located = self.located.as_ref()?;
         let bytes = self.input.window(located.total_len);
-        let data = bytes
-            .get(located.data_start..located.data_start + located.caplen)
-            .unwrap_or_default();
-        Some(Record {
-            data,
-            orig_len: located.orig_len,
-            ts_ns: located.ts_ns,
-            linktype: located.linktype,
-            iface: located.iface,
-            offset: self.input.position(),
-        })
+        Some(located.record(bytes, self.input.position()))
     }
 }
 

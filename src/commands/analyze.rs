@@ -4,25 +4,11 @@ use std::io::{self, IsTerminal, Write};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 
-use crate::analyze::{AnalyzeConfig, Analyzer, AnomalyKind, report, text};
-use crate::cli::{AnalyzeArgs, AnomalyKindArg, ColorChoice};
+use crate::analyze::{AnalyzeConfig, Analyzer, report, text};
+use crate::cli::{AnalyzeArgs, ColorChoice};
 use crate::filter::PacketFilter;
 
 use super::{for_each_packet, input_paths, write_out};
-
-fn anomaly_kind(arg: AnomalyKindArg) -> AnomalyKind {
-    match arg {
-        AnomalyKindArg::PsnGap => AnomalyKind::PsnGap,
-        AnomalyKindArg::GoBackN => AnomalyKind::GoBackN,
-        AnomalyKindArg::Nak => AnomalyKind::Nak,
-        AnomalyKindArg::RnrNak => AnomalyKind::RnrNak,
-        AnomalyKindArg::IcrcBad => AnomalyKind::IcrcBad,
-        AnomalyKindArg::VcrcBad => AnomalyKind::VcrcBad,
-        AnomalyKindArg::PfcStorm => AnomalyKind::PfcStorm,
-        AnomalyKindArg::PauseCascade => AnomalyKind::PauseCascade,
-        AnomalyKindArg::Malformed => AnomalyKind::Malformed,
-    }
-}
 
 /// Color follows `--color`, then `NO_COLOR`, then whether stdout is a terminal.
 pub fn use_color(choice: ColorChoice) -> bool {
@@ -83,8 +69,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let failing = args
         .fail_on
         .iter()
-        .map(|k| anomaly_kind(*k))
-        .any(|kind| analyzer.anomalies.count(kind) > 0);
+        .any(|kind| analyzer.anomalies.count(*kind) > 0);
     Ok(if failing {
         ExitCode::from(1)
     } else {

@@ -36,7 +36,8 @@ use crate::wire::{DecodeError, Layer};
 use bounds::{Bytes, Stop};
 
 /// What a frame is, as the JSON `kind` key names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, clap::ValueEnum)]
+#[value(rename_all = "snake_case")]
 pub enum Kind {
     RoceV1,
     RoceV2,

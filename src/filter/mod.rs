@@ -8,7 +8,7 @@ pub use parse::FilterError;
 use fields::Value;
 use parse::{Expr, Op};
 
-use crate::cli::{InputArgs, KindArg};
+use crate::cli::InputArgs;
 use crate::dissect::{Kind, Packet};
 
 #[derive(Debug, Default)]
@@ -23,15 +23,7 @@ impl PacketFilter {
         Ok(PacketFilter {
             expr: args.filter.as_deref().map(parse::parse).transpose()?,
             qp: args.qp.map(|q| q as u32),
-            kind: args.kind.map(|k| match k {
-                KindArg::RoceV1 => Kind::RoceV1,
-                KindArg::RoceV2 => Kind::RoceV2,
-                KindArg::Ib => Kind::Ib,
-                KindArg::Pfc => Kind::Pfc,
-                KindArg::Pause => Kind::Pause,
-                KindArg::Other => Kind::Other,
-                KindArg::Malformed => Kind::Malformed,
-            }),
+            kind: args.kind,
         })
     }
 
