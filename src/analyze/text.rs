@@ -72,14 +72,14 @@ fn role(role: Role) -> &'static str {
 
 fn where_(at: FrameRef, input: &InputReport) -> String {
     if input.files.len() > 1 {
-        format!(
-            "{}#{}",
-            input
-                .files
-                .get(usize::from(at.file))
-                .map_or("?", |s| s.as_str()),
-            at.frame
-        )
+        let path = input
+            .files
+            .get(usize::from(at.file))
+            .map_or("?", |s| s.as_str());
+        let name = std::path::Path::new(path)
+            .file_name()
+            .map_or(path.into(), |n| n.to_string_lossy());
+        format!("{name}:{}", at.frame)
     } else {
         at.frame.to_string()
     }

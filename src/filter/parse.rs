@@ -59,71 +59,69 @@ fn error(text: &str, column: usize, message: impl Into<String>) -> FilterError {
 }
 
 fn lex(text: &str) -> Result<Vec<(Token, usize)>, FilterError> {
-    {
-        let mut tokens = Vec::new();
-        let bytes = text.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            let c = bytes[i];
-            let column = i + 1;
-            let two = bytes.get(i..i + 2).unwrap_or_default();
-            let (token, len) = match c {
-                b' ' | b'\t' | b'\n' => {
-                    i += 1;
-                    continue;
-                }
-                b'(' => (Token::Open, 1),
-                b')' => (Token::Close, 1),
-                _ if two == b"&&" => (Token::And, 2),
-                _ if two == b"||" => (Token::Or, 2),
-                _ if two == b"==" => (Token::Op(Op::Eq), 2),
-                _ if two == b"!=" => (Token::Op(Op::Ne), 2),
-                _ if two == b"<=" => (Token::Op(Op::Le), 2),
-                _ if two == b">=" => (Token::Op(Op::Ge), 2),
-                b'<' => (Token::Op(Op::Lt), 1),
-                b'>' => (Token::Op(Op::Gt), 1),
-                b'!' => (Token::Not, 1),
-                b'"' => {
-                    let rest = &text[i + 1..];
-                    let Some(end) = rest.find('"') else {
-                        return Err(error(text, column, "string is not closed"));
-                    };
-                    (Token::Str(rest[..end].to_string()), end + 2)
-                }
-                b'0'..=b'9' => {
-                    let len = bytes[i..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_alphanumeric())
-                        .count();
-                    let word = &text[i..i + len];
-                    let parsed = match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
-                        Some(hex) => u64::from_str_radix(hex, 16),
-                        None => word.parse(),
-                    };
-                    match parsed {
-                        Ok(n) => (Token::Number(n), len),
-                        Err(_) => {
-                            return Err(error(text, column, format!("`{word}` is not a number")));
-                        }
+    let mut tokens = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let column = i + 1;
+        let two = bytes.get(i..i + 2).unwrap_or_default();
+        let (token, len) = match c {
+            b' ' | b'\t' | b'\n' => {
+                i += 1;
+                continue;
+            }
+            b'(' => (Token::Open, 1),
+            b')' => (Token::Close, 1),
+            _ if two == b"&&" => (Token::And, 2),
+            _ if two == b"||" => (Token::Or, 2),
+            _ if two == b"==" => (Token::Op(Op::Eq), 2),
+            _ if two == b"!=" => (Token::Op(Op::Ne), 2),
+            _ if two == b"<=" => (Token::Op(Op::Le), 2),
+            _ if two == b">=" => (Token::Op(Op::Ge), 2),
+            b'<' => (Token::Op(Op::Lt), 1),
+            b'>' => (Token::Op(Op::Gt), 1),
+            b'!' => (Token::Not, 1),
+            b'"' => {
+                let rest = &text[i + 1..];
+                let Some(end) = rest.find('"') else {
+                    return Err(error(text, column, "string is not closed"));
+                };
+                (Token::Str(rest[..end].to_string()), end + 2)
+            }
+            b'0'..=b'9' => {
+                let len = bytes[i..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric())
+                    .count();
+                let word = &text[i..i + len];
+                let parsed = match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
+                    Some(hex) => u64::from_str_radix(hex, 16),
+                    None => word.parse(),
+                };
+                match parsed {
+                    Ok(n) => (Token::Number(n), len),
+                    Err(_) => {
+                        return Err(error(text, column, format!("`{word}` is not a number")));
                     }
                 }
-                b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                    let len = bytes[i..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_' || **b == b'.')
-                        .count();
-                    (Token::Name(text[i..i + len].to_string()), len)
-                }
-                _ => {
-                    let ch = text[i..].chars().next().unwrap_or('?');
-                    return Err(error(text, column, format!("unexpected `{ch}`")));
-                }
-            };
-            tokens.push((token, column));
-            i += len;
-        }
-        Ok(tokens)
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                let len = bytes[i..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_' || **b == b'.')
+                    .count();
+                (Token::Name(text[i..i + len].to_string()), len)
+            }
+            _ => {
+                let ch = text[i..].chars().next().unwrap_or('?');
+                return Err(error(text, column, format!("unexpected `{ch}`")));
+            }
+        };
+        tokens.push((token, column));
+        i += len;
     }
+    Ok(tokens)
 }
 
 struct Parser<'t> {
