@@ -186,7 +186,7 @@ fn flows(out: &mut String, a: &Analyzer, style: Style) {
             number(flow.cnps),
         ]);
     }
-    let _ = writeln!(out, "{t}");
+    let _ = writeln!(out, "{}", t.trim_fmt());
     let inferred: Vec<String> = sorted
         .iter()
         .filter_map(|(key, flow)| match flow.pmtu_used {
@@ -230,7 +230,7 @@ fn pfc(out: &mut String, a: &Analyzer, style: Style) {
                 .set_alignment(CellAlignment::Right),
         ]);
     }
-    let _ = writeln!(out, "{t}");
+    let _ = writeln!(out, "{}", t.trim_fmt());
 }
 
 fn describe(what: &What) -> String {
@@ -328,7 +328,7 @@ fn anomalies(out: &mut String, a: &Analyzer, input: &InputReport, style: Style) 
             Cell::new(describe(&anomaly.what)),
         ]);
     }
-    let _ = writeln!(out, "{t}");
+    let _ = writeln!(out, "{}", t.trim_fmt());
     if total > ANOMALIES_SHOWN as u64 {
         let _ = writeln!(
             out,

@@ -8,4 +8,5 @@ mod generated;
 mod real_capture;
 mod recipes;
 mod scenarios;
+mod snapshots;
 mod tshark_diff;
