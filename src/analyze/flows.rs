@@ -88,7 +88,7 @@ pub struct FrameRef {
 
 /// Recently seen PSNs of a request flow, to recognise the same packet captured at a second
 /// point (another input file) rather than counting it as a retransmission.
-const RECENT: usize = 8;
+const RECENT: usize = 4;
 
 #[derive(Debug, Clone, Default)]
 struct Sequence {
@@ -106,6 +106,8 @@ struct Sequence {
     recent_pos: u8,
 }
 
+/// Counters other than packets, bytes and missing PSNs are `u32`: none can exceed a flow's
+/// packet count in practice, and a million flows must fit in memory.
 #[derive(Debug, Clone, Default)]
 pub struct Flow {
     /// Order of first appearance, for a stable report.
@@ -117,17 +119,17 @@ pub struct Flow {
     pub first_psn: u32,
     pub last_psn: u32,
     pub opcodes: OpcodeHistogram,
-    pub psn_gaps: u64,
+    pub psn_gaps: u32,
     pub missing_psns: u64,
-    pub retransmitted: u64,
-    pub go_back_n: u64,
+    pub retransmitted: u32,
+    pub go_back_n: u32,
     /// The same request seen again from another capture point.
-    pub duplicates: u64,
-    pub naks: u64,
-    pub nak_seq_err: u64,
-    pub rnr_naks: u64,
-    pub ecn_ce: u64,
-    pub cnps: u64,
+    pub duplicates: u32,
+    pub naks: u32,
+    pub nak_seq_err: u32,
+    pub rnr_naks: u32,
+    pub ecn_ce: u32,
+    pub cnps: u32,
     pub first_ce: Option<FrameRef>,
     pub max_payload: u32,
     pub pmtu_observed: Option<u32>,

@@ -48,11 +48,12 @@ fn table(style: Style, header: &[&str]) -> Table {
     t
 }
 
-fn number(n: u64) -> Cell {
-    Cell::new(n).set_alignment(CellAlignment::Right)
+fn number(n: impl Into<u64>) -> Cell {
+    Cell::new(n.into()).set_alignment(CellAlignment::Right)
 }
 
-fn flagged(n: u64, style: Style) -> Cell {
+fn flagged(n: impl Into<u64>, style: Style) -> Cell {
+    let n = n.into();
     let cell = number(n);
     if n > 0 && style.color {
         cell.fg(Color::Red)

@@ -86,7 +86,8 @@ impl<'b> Obj<'b> {
     }
 
     #[inline]
-    pub fn u64(&mut self, key: &str, value: u64) -> &mut Self {
+    pub fn u64(&mut self, key: &str, value: impl Into<u64>) -> &mut Self {
+        let value = value.into();
         self.key(key);
         put_u64(self.out, value);
         self

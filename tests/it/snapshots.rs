@@ -48,7 +48,13 @@ fn analyze_outputs() {
         let path = file.to_str().unwrap();
         let text = stdout(&rdmadump(&["analyze", "--color", "never", path]));
         insta::assert_snapshot!(format!("analyze_{}", name(&file)), text);
-        let json = stdout(&rdmadump(&["analyze", "--json", path]));
-        insta::assert_snapshot!(format!("analyze_json_{}", name(&file)), json);
+        // Pretty-printed so that a change shows as a readable diff; exact timestamps are
+        // covered by the scenario tests.
+        let json: serde_json::Value =
+            serde_json::from_str(&stdout(&rdmadump(&["analyze", "--json", path]))).unwrap();
+        insta::assert_snapshot!(
+            format!("analyze_json_{}", name(&file)),
+            serde_json::to_string_pretty(&json).unwrap()
+        );
     }
 }
