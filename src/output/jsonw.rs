@@ -251,14 +251,14 @@ mod tests {
         let mut buf = Vec::new();
         {
             let mut o = Obj::new(&mut buf);
-            o.u64("a", 1).str("s", "q\"\n").bool("b", true);
+            o.u64("a", 1u64).str("s", "q\"\n").bool("b", true);
             {
                 let mut inner = o.obj("o");
                 inner.display("ip", std::net::Ipv4Addr::new(10, 0, 0, 1));
             }
             let mut arr = o.arr("list");
             arr.u64(1).u64(2);
-            arr.obj().u64("x", 3);
+            arr.obj().u64("x", 3u64);
         }
         let parsed: serde_json::Value = serde_json::from_slice(&buf).unwrap();
         assert_eq!(
