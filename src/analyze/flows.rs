@@ -242,8 +242,12 @@ impl FlowTable {
                 if full_sized && payload > 0 {
                     flow.pmtu_observed = Some(payload);
                 }
-                let pair = self.pairs.get(&(src, dst)).copied().unwrap_or_default();
-                sequence(flow, key, pkt, at, pair, self.pmtu, anomalies);
+                // Only connected transports number their packets in one PSN space per QP;
+                // UD and RD senders share a destination QP, and their PSNs interleave.
+                if opcode::is_connected(bth.opcode()) {
+                    let pair = self.pairs.get(&(src, dst)).copied().unwrap_or_default();
+                    sequence(flow, key, pkt, at, pair, self.pmtu, anomalies);
+                }
             }
             Role::Response => {
                 if let Some(aeth) = pkt.aeth {

@@ -70,6 +70,12 @@ pub fn info(opcode: u8) -> &'static OpcodeInfo {
     &TABLE[opcode as usize]
 }
 
+/// True for RC, UC and XRC: the transports whose requests to a QP form one PSN sequence.
+#[inline]
+pub fn is_connected(opcode: u8) -> bool {
+    matches!(opcode >> 5, 0 | 1 | 5)
+}
+
 /// True for the RDMA READ request of any transport (RC, RD, XRC).
 #[inline]
 pub fn is_read_request(opcode: u8) -> bool {
