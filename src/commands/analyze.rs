@@ -46,8 +46,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     })?;
     analyzer.finish();
 
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = super::stdout()?;
     if args.json {
         let mut buf = Vec::new();
         report::write(&mut buf, &analyzer, &input);

@@ -101,8 +101,10 @@ impl<'m> Merger<'m> {
         };
         let advanced = reader.advance();
         let name = &self.report.files[index];
-        for warning in reader.take_warnings() {
-            eprintln!("rdmadump: warning: {name}: {warning}");
+        if reader.has_warnings() {
+            for warning in reader.take_warnings() {
+                eprintln!("rdmadump: warning: {name}: {warning}");
+            }
         }
         match advanced {
             Ok(true) => {}
@@ -131,15 +133,40 @@ impl<'m> Merger<'m> {
     }
 }
 
-/// Streams every matching packet of every input to `visit`, merged by timestamp when there
-/// are several inputs. Each packet knows its file index and its frame number within that
-/// file. `visit` may stop the whole run. The output does not depend on `args.threads`.
-pub fn for_each_packet(
+/// Packets decoded together, and what the worker stage made of them.
+#[derive(Default)]
+pub struct Batch<'m> {
+    /// Input index and packet, in timestamp order.
+    pub packets: Vec<(usize, Packet<'m>)>,
+    /// Output the worker stage rendered, if any.
+    pub out: Vec<u8>,
+    /// End offset in `out` of each rendered packet, for `-c N`.
+    pub ends: Vec<usize>,
+}
+
+impl Batch<'_> {
+    fn clear(&mut self) {
+        self.packets.clear();
+        self.out.clear();
+        self.ends.clear();
+    }
+}
+
+/// Runs every packet of every input, merged by timestamp when there are several inputs,
+/// through two stages: `work` (CRCs, filtering, rendering: anything that needs no state
+/// shared with the caller) and then `consume` (in order, on the calling thread; it may stop
+/// the run). With memory-mapped inputs and more than one thread, `work` runs on a second
+/// thread while this one decodes the next batch. Results do not depend on the thread count.
+pub fn for_each_batch<W, C>(
     paths: &[PathBuf],
     args: &InputArgs,
-    filter: &PacketFilter,
-    mut visit: impl FnMut(usize, &Packet<'_>) -> anyhow::Result<ControlFlow<()>>,
-) -> anyhow::Result<InputReport> {
+    work: W,
+    consume: C,
+) -> anyhow::Result<InputReport>
+where
+    W: for<'m> FnMut(&mut Batch<'m>) + Send,
+    C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
+{
     let report = InputReport {
         files: paths.iter().map(|p| display_path(p)).collect(),
         ..InputReport::default()
@@ -163,68 +190,127 @@ pub fn for_each_packet(
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads > 1 && merger.all_mapped() {
-        pipelined(&mut merger, opts, filter, &mut visit)?;
+        pipelined(&mut merger, opts, work, consume)?;
     } else {
-        streaming(&mut merger, &opts, filter, &mut visit)?;
+        streaming(&mut merger, &opts, work, consume)?;
     }
     Ok(merger.finish())
 }
 
-type Visit<'v> = dyn FnMut(usize, &Packet<'_>) -> anyhow::Result<ControlFlow<()>> + 'v;
+/// `for_each_batch` for callers that take one packet at a time: CRCs and the filter run in
+/// the worker stage, `visit` in order on this thread.
+pub fn for_each_packet(
+    paths: &[PathBuf],
+    args: &InputArgs,
+    filter: &PacketFilter,
+    mut visit: impl FnMut(usize, &Packet<'_>) -> anyhow::Result<ControlFlow<()>>,
+) -> anyhow::Result<InputReport> {
+    for_each_batch(
+        paths,
+        args,
+        |batch: &mut Batch<'_>| {
+            for (_, pkt) in &mut batch.packets {
+                pkt.verify_crcs();
+            }
+            batch.packets.retain(|(_, pkt)| filter.matches(pkt));
+        },
+        |batch: &mut Batch<'_>| {
+            for (index, pkt) in &batch.packets {
+                if visit(*index, pkt)?.is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
+            }
+            Ok(ControlFlow::Continue(()))
+        },
+    )
+}
 
-fn streaming(
+/// One packet at a time, for streams, whose record bytes live only until the next read.
+fn streaming<W, C>(
     merger: &mut Merger<'_>,
     opts: &DecodeOptions,
-    filter: &PacketFilter,
-    visit: &mut Visit<'_>,
-) -> anyhow::Result<()> {
+    mut work: W,
+    mut consume: C,
+) -> anyhow::Result<()>
+where
+    W: for<'m> FnMut(&mut Batch<'m>),
+    C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
+{
+    // A record lives only until its reader moves on, so each packet gets a batch of its own;
+    // the batch's allocations are carried over from one packet to the next.
+    let mut parked = Batch::<'static>::default();
     while let Some((index, frame)) = merger.next() {
         let Some((reader, _)) = merger.readers[index].as_mut() else {
             break;
         };
+        let mut flow = ControlFlow::Continue(());
         if let Some(record) = reader.current() {
-            let pkt = dissect(&record, frame, opts);
-            if filter.matches(&pkt) && visit(index, &pkt)?.is_break() {
-                return Ok(());
-            }
+            let mut batch = Batch {
+                packets: recycle(std::mem::take(&mut parked.packets)),
+                out: std::mem::take(&mut parked.out),
+                ends: std::mem::take(&mut parked.ends),
+            };
+            batch.packets.push((index, dissect(&record, frame, opts)));
+            work(&mut batch);
+            flow = consume(&mut batch)?;
+            batch.clear();
+            parked = Batch {
+                packets: recycle(batch.packets),
+                out: batch.out,
+                ends: batch.ends,
+            };
+        }
+        if flow.is_break() {
+            return Ok(());
         }
         merger.advance(index);
     }
     Ok(())
 }
 
-/// Decodes batches on this thread while another thread computes their CRCs, then filters
-/// and visits each batch in order. Packets borrow the file mappings, so a batch holds no
-/// copies of packet bytes.
-fn pipelined<'m>(
+/// An emptied vector's allocation, reused for packets of another lifetime: collecting an
+/// empty iterator into a vector of the same layout happens in place, without allocating.
+// The `filter_map` is what changes the element type; clippy sees only that it keeps nothing.
+#[allow(clippy::unnecessary_filter_map)]
+fn recycle<'a, 'b>(mut packets: Vec<(usize, Packet<'a>)>) -> Vec<(usize, Packet<'b>)> {
+    packets.clear();
+    packets.into_iter().filter_map(|_| None).collect()
+}
+
+/// Decodes batches on this thread while another thread runs `work` on the previous ones;
+/// batches come back in order for `consume`. Packets borrow the file mappings, so a batch
+/// holds no copies of packet bytes.
+fn pipelined<'m, W, C>(
     merger: &mut Merger<'m>,
     mut opts: DecodeOptions,
-    filter: &PacketFilter,
-    visit: &mut Visit<'_>,
-) -> anyhow::Result<()> {
+    mut work: W,
+    mut consume: C,
+) -> anyhow::Result<()>
+where
+    W: for<'b> FnMut(&mut Batch<'b>) + Send,
+    C: for<'b> FnMut(&mut Batch<'b>) -> anyhow::Result<ControlFlow<()>>,
+{
     opts.crc = CrcMode::Deferred;
     std::thread::scope(|scope| {
         // Created inside the scope so that leaving it early (an error, `-c N`, a closed
         // pipe) drops both ends this thread holds, and the worker sees its input end.
-        let (to_worker, work) = mpsc::sync_channel::<Vec<(usize, Packet<'m>)>>(IN_FLIGHT);
-        let (to_main, done) = mpsc::sync_channel::<Vec<(usize, Packet<'m>)>>(IN_FLIGHT);
+        let (to_worker, inbox) = mpsc::sync_channel::<Batch<'m>>(IN_FLIGHT);
+        let (to_main, done) = mpsc::sync_channel::<Batch<'m>>(IN_FLIGHT);
         scope.spawn(move || {
-            for mut batch in work {
-                for (_, pkt) in &mut batch {
-                    pkt.verify_crcs();
-                }
+            for mut batch in inbox {
+                work(&mut batch);
                 if to_main.send(batch).is_err() {
                     break;
                 }
             }
         });
         let mut in_flight = 0;
-        let mut spare: Vec<Vec<(usize, Packet<'m>)>> = Vec::new();
+        let mut spare: Vec<Batch<'m>> = Vec::new();
         let mut exhausted = false;
         loop {
             while !exhausted && in_flight < IN_FLIGHT {
-                let mut batch = spare.pop().unwrap_or_else(|| Vec::with_capacity(BATCH));
-                while batch.len() < BATCH {
+                let mut batch = spare.pop().unwrap_or_default();
+                while batch.packets.len() < BATCH {
                     let Some((index, frame)) = merger.next() else {
                         exhausted = true;
                         break;
@@ -233,11 +319,11 @@ fn pipelined<'m>(
                         .as_ref()
                         .and_then(|(r, _)| r.current_mapped());
                     if let Some(record) = record {
-                        batch.push((index, dissect(&record, frame, &opts)));
+                        batch.packets.push((index, dissect(&record, frame, &opts)));
                     }
                     merger.advance(index);
                 }
-                if batch.is_empty() {
+                if batch.packets.is_empty() {
                     break;
                 }
                 // The worker only ends when this sender is dropped, so the send succeeds.
@@ -251,13 +337,25 @@ fn pipelined<'m>(
                 return Ok(());
             };
             in_flight -= 1;
-            for (index, pkt) in &batch {
-                if filter.matches(pkt) && visit(*index, pkt)?.is_break() {
-                    return Ok(());
-                }
+            if consume(&mut batch)?.is_break() {
+                return Ok(());
             }
             batch.clear();
             spare.push(batch);
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recycling_keeps_the_allocation() {
+        let parked: Vec<(usize, Packet<'static>)> = Vec::with_capacity(8);
+        let address = parked.as_ptr() as usize;
+        let reused: Vec<(usize, Packet<'_>)> = recycle(parked);
+        assert_eq!(reused.as_ptr() as usize, address);
+        assert_eq!(reused.capacity(), 8);
+    }
 }

@@ -1,10 +1,10 @@
 //! The subcommands, and the input loop they share.
 
 pub mod analyze;
-mod merge;
+pub mod merge;
 pub mod read;
 
-pub use merge::for_each_packet;
+pub use merge::{for_each_batch, for_each_packet};
 
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
@@ -92,6 +92,23 @@ impl Progress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// Standard output without the line buffering of `io::stdout()`, which scans every byte
+/// written for newlines: rdmadump writes large blocks of whole lines itself.
+#[cfg(unix)]
+pub fn stdout() -> anyhow::Result<impl io::Write> {
+    use std::os::fd::AsFd;
+    let fd = io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .context("duplicating stdout")?;
+    Ok(std::fs::File::from(fd))
+}
+
+#[cfg(not(unix))]
+pub fn stdout() -> anyhow::Result<impl io::Write> {
+    Ok(io::stdout().lock())
 }
 
 /// Turns an I/O error into the chain `main` expects; a broken pipe is recognised there.

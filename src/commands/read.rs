@@ -1,6 +1,6 @@
 //! `rdmadump read`: list packets.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::ops::ControlFlow;
 
 use crate::cli::ReadArgs;
@@ -8,23 +8,22 @@ use crate::filter::PacketFilter;
 use crate::output::time::Clock;
 use crate::output::{json, text};
 
-use super::{for_each_packet, input_paths, write_out};
+use super::merge::Batch;
 
-/// Output is flushed in blocks of about this many bytes.
+/// Output is written in blocks of at least this many bytes.
 const FLUSH_AT: usize = 1 << 16;
+use super::{for_each_batch, input_paths, write_out};
 
 pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     let filter = PacketFilter::from_args(&args.input)?;
     let paths = input_paths(&args.input)?;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    let mut buf: Vec<u8> = Vec::with_capacity(FLUSH_AT * 2);
-    let mut clock = Clock::new(args.time);
-    let mut shown = 0u64;
     let limit = args.count.unwrap_or(u64::MAX);
+    if limit == 0 {
+        return Ok(true);
+    }
     let multiple = paths.len() > 1;
+    // JSON names the input by the path as given, text lines by its base name.
     let names: Vec<String> = paths.iter().map(|p| super::display_path(p)).collect();
-    // Text lines carry the file's base name; JSON the path as given.
     let short: Vec<String> = paths
         .iter()
         .map(|p| {
@@ -34,33 +33,52 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
             )
         })
         .collect();
-    if limit == 0 {
-        return Ok(true);
-    }
-    let report = for_each_packet(&paths, &args.input, &filter, |file, pkt| {
-        let file_name = multiple.then(|| names[file].as_str());
-        if args.json {
-            json::write_packet(&mut buf, pkt, file_name);
+    // The clock lives in the worker stage, which sees every batch in order.
+    let mut clock = Clock::new(args.time);
+    let render = |batch: &mut Batch<'_>| {
+        for (file, pkt) in &mut batch.packets {
+            pkt.verify_crcs();
+            if !filter.matches(pkt) {
+                continue;
+            }
+            if args.json {
+                json::write_packet(&mut batch.out, pkt, multiple.then(|| names[*file].as_str()));
+            } else {
+                text::write_packet(
+                    &mut batch.out,
+                    pkt,
+                    &mut clock,
+                    multiple.then(|| short[*file].as_str()),
+                );
+            }
+            batch.ends.push(batch.out.len());
+        }
+    };
+    let mut out = super::stdout()?;
+    let mut pending: Vec<u8> = Vec::with_capacity(2 * FLUSH_AT);
+    let mut shown = 0u64;
+    let write = |batch: &mut Batch<'_>| {
+        let remaining = limit - shown;
+        let (bytes, stop) = if (batch.ends.len() as u64) < remaining {
+            shown += batch.ends.len() as u64;
+            (&batch.out[..], false)
         } else {
-            text::write_packet(
-                &mut buf,
-                pkt,
-                &mut clock,
-                multiple.then(|| short[file].as_str()),
-            );
+            (&batch.out[..batch.ends[remaining as usize - 1]], true)
+        };
+        // Small batches (one packet each when streaming) are gathered into larger writes.
+        pending.extend_from_slice(bytes);
+        if pending.len() >= FLUSH_AT || stop {
+            write_out(&mut out, &pending)?;
+            pending.clear();
         }
-        if buf.len() >= FLUSH_AT {
-            write_out(&mut out, &buf)?;
-            buf.clear();
-        }
-        shown += 1;
-        Ok(if shown >= limit {
+        Ok(if stop {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
         })
-    })?;
-    write_out(&mut out, &buf)?;
+    };
+    let report = for_each_batch(&paths, &args.input, render, write)?;
+    write_out(&mut out, &pending)?;
     out.flush()?;
     Ok(!report.failed)
 }
