@@ -154,7 +154,10 @@ struct LastNak {
 }
 
 pub struct FlowTable {
-    flows: Map<FlowKey, Flow>,
+    /// Flow state, densely packed; the map only points into it. A hash table of whole flows
+    /// would keep up to twice their size in empty slots after growing.
+    flows: Vec<(FlowKey, Flow)>,
+    index: Map<FlowKey, u32>,
     /// Keyed by (requester, responder).
     pairs: Map<(Address, Address), PairState>,
     max_flows: usize,
@@ -171,7 +174,8 @@ const MAX_PMTU: u32 = 4096;
 impl FlowTable {
     pub fn new(max_flows: usize, pmtu: Option<u32>) -> Self {
         FlowTable {
-            flows: Map::default(),
+            flows: Vec::new(),
+            index: Map::default(),
             pairs: Map::default(),
             max_flows: max_flows.max(1),
             pmtu,
@@ -191,9 +195,8 @@ impl FlowTable {
 
     /// Every flow, in order of first appearance.
     pub fn sorted(&self) -> Vec<(&FlowKey, &Flow)> {
-        let mut all: Vec<_> = self.flows.iter().collect();
-        all.sort_by_key(|(_, flow)| flow.order);
-        all
+        // Flows are appended as they appear and eviction keeps the order of the rest.
+        self.flows.iter().map(|(key, flow)| (key, flow)).collect()
     }
 
     pub fn observe(&mut self, pkt: &Packet<'_>, at: FrameRef, anomalies: &mut AnomalySink) {
@@ -209,19 +212,28 @@ impl FlowTable {
             role: info.role,
         };
         self.clock += 1;
-        if !self.flows.contains_key(&key) && self.flows.len() >= self.max_flows {
-            self.evict();
-        }
-        let order = self.next_order;
-        let flow = self.flows.entry(key).or_insert_with(|| Flow {
-            order,
-            first: at,
-            first_psn: bth.psn(),
-            ..Flow::default()
-        });
-        if flow.order == order {
-            self.next_order += 1;
-        }
+        let slot = match self.index.get(&key) {
+            Some(&slot) => slot as usize,
+            None => {
+                if self.flows.len() >= self.max_flows {
+                    self.evict();
+                }
+                let slot = self.flows.len();
+                self.flows.push((
+                    key,
+                    Flow {
+                        order: self.next_order,
+                        first: at,
+                        first_psn: bth.psn(),
+                        ..Flow::default()
+                    },
+                ));
+                self.index.insert(key, slot as u32);
+                self.next_order += 1;
+                slot
+            }
+        };
+        let flow = &mut self.flows[slot].1;
         flow.last_activity = self.clock;
         flow.last = at;
         flow.packets += 1;
@@ -308,13 +320,18 @@ impl FlowTable {
     /// Drops the least recently active eighth of the table: one O(n) pass that buys n/8
     /// insertions, so eviction stays amortised O(1) per packet.
     fn evict(&mut self) {
-        let mut ages: Vec<u64> = self.flows.values().map(|f| f.last_activity).collect();
+        let mut ages: Vec<u64> = self.flows.iter().map(|(_, f)| f.last_activity).collect();
         let cut = (ages.len() / 8).max(1);
         let (_, threshold, _) = ages.select_nth_unstable(cut - 1);
         let threshold = *threshold;
         let before = self.flows.len();
-        self.flows.retain(|_, flow| flow.last_activity > threshold);
+        self.flows
+            .retain(|(_, flow)| flow.last_activity > threshold);
         self.evicted += (before - self.flows.len()) as u64;
+        self.index.clear();
+        for (slot, (key, _)) in self.flows.iter().enumerate() {
+            self.index.insert(*key, slot as u32);
+        }
     }
 }
 

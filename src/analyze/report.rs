@@ -6,21 +6,30 @@ use super::pfc::{ALL_PRIORITIES, Cascade, Storm};
 use super::{AnalyzeConfig, Analyzer, AnomalyKind, CrcCounts, What};
 use crate::commands::InputReport;
 use crate::dissect::Kind;
-use crate::output::jsonw::Obj;
+use crate::output::jsonw::{Obj, Sink, Spilling};
 use crate::output::time::Seconds;
 use crate::wire::opcode::{self, Role};
 
-/// Memory one flow costs in the table: the entry, plus the hash table's control byte and
-/// its spare capacity (at most 1/8 empty at full load).
+/// Memory one flow costs in the table: its state, plus an index entry with the hash
+/// table's control byte and spare capacity (at most 1/8 empty at full load). Growth can
+/// leave up to as much again unused until the table fills.
 pub fn bytes_per_flow() -> usize {
-    let entry = std::mem::size_of::<(FlowKey, Flow)>();
-    (entry + 1) * 8 / 7
+    let state = std::mem::size_of::<(FlowKey, Flow)>();
+    let index = (std::mem::size_of::<(FlowKey, u32)>() + 1) * 8 / 7;
+    state + index
 }
 
-pub fn write(out: &mut Vec<u8>, analyzer: &Analyzer, input: &InputReport) {
+/// Writes the document to `out` as it is produced: with a million flows it is hundreds of
+/// megabytes, which must not be held in memory on top of the flow table.
+pub fn write(
+    out: impl std::io::Write,
+    analyzer: &Analyzer,
+    input: &InputReport,
+) -> std::io::Result<()> {
     let files = &input.files;
+    let mut sink = Spilling::new(out);
     {
-        let mut doc = Obj::new(out);
+        let mut doc = Obj::new(&mut sink);
         {
             let mut capture = doc.obj("capture");
             {
@@ -62,17 +71,18 @@ pub fn write(out: &mut Vec<u8>, analyzer: &Analyzer, input: &InputReport) {
         pfc(&mut doc, analyzer, files);
         anomalies(&mut doc, analyzer, files);
     }
-    out.push(b'\n');
+    sink.buf().push(b'\n');
+    sink.finish()
 }
 
-fn crc(doc: &mut Obj<'_>, key: &str, counts: CrcCounts) {
+fn crc<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, key: &str, counts: CrcCounts) {
     doc.obj(key)
         .u64("ok", counts.ok)
         .u64("bad", counts.bad)
         .u64("unverifiable", counts.unverifiable);
 }
 
-fn frame_ref(o: &mut Obj<'_>, prefix: &str, at: FrameRef, files: &[String]) {
+fn frame_ref<S: Sink + ?Sized>(o: &mut Obj<'_, S>, prefix: &str, at: FrameRef, files: &[String]) {
     let frame_key = if prefix.is_empty() {
         "frame".to_string()
     } else {
@@ -100,14 +110,14 @@ fn frame_ref(o: &mut Obj<'_>, prefix: &str, at: FrameRef, files: &[String]) {
     }
 }
 
-fn flow_key(o: &mut Obj<'_>, key: &FlowKey) {
+fn flow_key<S: Sink + ?Sized>(o: &mut Obj<'_, S>, key: &FlowKey) {
     o.display("src", key.src)
         .display("dst", key.dst)
         .u64("dest_qp", u64::from(key.dest_qp))
         .str("role", key.role.name());
 }
 
-fn flows(doc: &mut Obj<'_>, analyzer: &Analyzer, files: &[String]) {
+fn flows<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files: &[String]) {
     let mut list = doc.arr("flows");
     for (key, flow) in analyzer.flows.sorted() {
         let mut o = list.obj();
@@ -141,7 +151,7 @@ fn flows(doc: &mut Obj<'_>, analyzer: &Analyzer, files: &[String]) {
     }
 }
 
-fn congestion(doc: &mut Obj<'_>, analyzer: &Analyzer, files: &[String]) {
+fn congestion<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files: &[String]) {
     let mut c = doc.obj("congestion");
     let flows = analyzer.flows.sorted();
     {
@@ -207,7 +217,7 @@ pub fn priority_name(priority: u8) -> String {
     }
 }
 
-fn priority(o: &mut Obj<'_>, priority: u8) {
+fn priority<S: Sink + ?Sized>(o: &mut Obj<'_, S>, priority: u8) {
     if priority == ALL_PRIORITIES {
         o.str("priority", "all");
     } else {
@@ -215,7 +225,7 @@ fn priority(o: &mut Obj<'_>, priority: u8) {
     }
 }
 
-fn storm(o: &mut Obj<'_>, storm: &Storm, files: &[String]) {
+fn storm<S: Sink + ?Sized>(o: &mut Obj<'_, S>, storm: &Storm, files: &[String]) {
     o.display("src", storm.src);
     priority(o, storm.priority);
     o.raw_number("start", Seconds(storm.start_ns))
@@ -226,7 +236,7 @@ fn storm(o: &mut Obj<'_>, storm: &Storm, files: &[String]) {
     frame_ref(o, "start", storm.start, files);
 }
 
-fn cascade(o: &mut Obj<'_>, cascade: &Cascade, files: &[String]) {
+fn cascade<S: Sink + ?Sized>(o: &mut Obj<'_, S>, cascade: &Cascade, files: &[String]) {
     priority(o, cascade.priority);
     {
         let mut senders = o.arr("senders");
@@ -244,7 +254,7 @@ fn cascade(o: &mut Obj<'_>, cascade: &Cascade, files: &[String]) {
     frame_ref(o, "start", cascade.start, files);
 }
 
-fn pfc(doc: &mut Obj<'_>, analyzer: &Analyzer, files: &[String]) {
+fn pfc<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files: &[String]) {
     let tracker = &analyzer.pfc;
     let config: &AnalyzeConfig = &analyzer.config;
     let mut p = doc.obj("pfc");
@@ -279,7 +289,7 @@ fn pfc(doc: &mut Obj<'_>, analyzer: &Analyzer, files: &[String]) {
     }
 }
 
-fn anomalies(doc: &mut Obj<'_>, analyzer: &Analyzer, files: &[String]) {
+fn anomalies<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files: &[String]) {
     let sink = &analyzer.anomalies;
     {
         let mut counts = doc.obj("anomaly_counts");

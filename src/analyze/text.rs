@@ -14,6 +14,9 @@ use crate::dissect::Kind;
 use crate::output::time::Seconds;
 use crate::wire::opcode::Role;
 
+/// Flows listed; a capture with more shows the most eventful ones.
+const FLOWS_SHOWN: usize = 40;
+
 /// Anomalies listed in full before the rest are summarised.
 const ANOMALIES_SHOWN: usize = 25;
 
@@ -162,10 +165,22 @@ fn summary(out: &mut String, a: &Analyzer, input: &InputReport) {
 }
 
 fn flows(out: &mut String, a: &Analyzer, style: Style) {
-    let sorted = a.flows.sorted();
+    let mut sorted = a.flows.sorted();
     let _ = writeln!(out, "\nFlows ({})", sorted.len());
     if sorted.is_empty() {
         return;
+    }
+    let hidden = sorted.len().saturating_sub(FLOWS_SHOWN);
+    if hidden > 0 {
+        // Keep the flows that most deserve a look: trouble first, then traffic; show them
+        // in order of appearance.
+        sorted.sort_by_key(|(_, f)| {
+            let trouble =
+                u64::from(f.psn_gaps + f.retransmitted + f.naks + f.rnr_naks + f.ecn_ce + f.cnps);
+            std::cmp::Reverse((trouble, f.packets))
+        });
+        sorted.truncate(FLOWS_SHOWN);
+        sorted.sort_by_key(|(_, f)| f.order);
     }
     let mut t = table(
         style,
@@ -188,6 +203,9 @@ fn flows(out: &mut String, a: &Analyzer, style: Style) {
         ]);
     }
     let _ = writeln!(out, "{}", t.trim_fmt());
+    if hidden > 0 {
+        let _ = writeln!(out, "  ... {hidden} quieter flows not shown (see --json)");
+    }
     let inferred: Vec<String> = sorted
         .iter()
         .filter_map(|(key, flow)| match flow.pmtu_used {

@@ -4,6 +4,8 @@ use std::io::{self, IsTerminal, Write};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 
+use anyhow::Context;
+
 use crate::analyze::{AnalyzeConfig, Analyzer, report, text};
 use crate::cli::{AnalyzeArgs, ColorChoice};
 use crate::filter::PacketFilter;
@@ -48,9 +50,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
 
     let mut out = super::stdout()?;
     if args.json {
-        let mut buf = Vec::new();
-        report::write(&mut buf, &analyzer, &input);
-        write_out(&mut out, &buf)?;
+        report::write(&mut out, &analyzer, &input).context("writing output")?;
     } else {
         let style = text::Style {
             color: use_color(args.input.color),

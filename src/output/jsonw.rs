@@ -5,21 +5,83 @@
 use std::fmt::Display;
 use std::io::Write;
 
+/// Where JSON text goes: a plain buffer, or one that spills to a writer between array
+/// elements, so that a document as large as a million-flow report never sits in memory.
+pub trait Sink {
+    fn buf(&mut self) -> &mut Vec<u8>;
+    /// Called between array elements.
+    #[inline]
+    fn spill(&mut self) {}
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn buf(&mut self) -> &mut Vec<u8> {
+        self
+    }
+}
+
+/// A buffer written out to `W` whenever it passes 64 KiB; the first write error is kept.
+pub struct Spilling<W: Write> {
+    buf: Vec<u8>,
+    out: W,
+    error: Option<std::io::Error>,
+}
+
+const SPILL_AT: usize = 1 << 16;
+
+impl<W: Write> Spilling<W> {
+    pub fn new(out: W) -> Self {
+        Spilling {
+            buf: Vec::with_capacity(2 * SPILL_AT),
+            out,
+            error: None,
+        }
+    }
+
+    /// Writes what is left and reports the first error met on the way.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        if let Some(err) = self.error.take() {
+            return Err(err);
+        }
+        self.out.write_all(&self.buf)?;
+        self.out.flush()
+    }
+}
+
+impl<W: Write> Sink for Spilling<W> {
+    #[inline]
+    fn buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    fn spill(&mut self) {
+        if self.buf.len() >= SPILL_AT {
+            if self.error.is_none()
+                && let Err(err) = self.out.write_all(&self.buf)
+            {
+                self.error = Some(err);
+            }
+            self.buf.clear();
+        }
+    }
+}
+
 /// An object being written; commas are placed automatically.
-pub struct Obj<'b> {
-    out: &'b mut Vec<u8>,
+pub struct Obj<'b, S: Sink + ?Sized = Vec<u8>> {
+    out: &'b mut S,
     first: bool,
 }
 
 /// An array being written.
-pub struct Arr<'b> {
-    out: &'b mut Vec<u8>,
+pub struct Arr<'b, S: Sink + ?Sized = Vec<u8>> {
+    out: &'b mut S,
     first: bool,
 }
 
-impl<'b> Obj<'b> {
-    pub fn new(out: &'b mut Vec<u8>) -> Self {
-        out.push(b'{');
+impl<'b, S: Sink + ?Sized> Obj<'b, S> {
+    pub fn new(out: &'b mut S) -> Self {
+        out.buf().push(b'{');
         Obj { out, first: true }
     }
 
@@ -27,27 +89,27 @@ impl<'b> Obj<'b> {
     #[inline]
     fn key(&mut self, key: &str) {
         if !self.first {
-            self.out.push(b',');
+            self.out.buf().push(b',');
         }
         self.first = false;
-        self.out.push(b'"');
-        self.out.extend_from_slice(key.as_bytes());
-        self.out.extend_from_slice(b"\":");
+        self.out.buf().push(b'"');
+        self.out.buf().extend_from_slice(key.as_bytes());
+        self.out.buf().extend_from_slice(b"\":");
     }
 
     /// A MAC address, formatted by table lookup rather than `fmt`.
     #[inline]
     pub fn mac(&mut self, key: &str, mac: [u8; 6]) -> &mut Self {
         self.key(key);
-        self.out.push(b'"');
+        self.out.buf().push(b'"');
         for (i, byte) in mac.iter().enumerate() {
             if i > 0 {
-                self.out.push(b':');
+                self.out.buf().push(b':');
             }
-            self.out.push(HEX[usize::from(byte >> 4)]);
-            self.out.push(HEX[usize::from(byte & 0xf)]);
+            self.out.buf().push(HEX[usize::from(byte >> 4)]);
+            self.out.buf().push(HEX[usize::from(byte & 0xf)]);
         }
-        self.out.push(b'"');
+        self.out.buf().push(b'"');
         self
     }
 
@@ -57,15 +119,17 @@ impl<'b> Obj<'b> {
         match ip {
             std::net::IpAddr::V4(v4) => {
                 self.key(key);
-                self.out.push(b'"');
+                self.out.buf().push(b'"');
                 let mut digits = itoa::Buffer::new();
                 for (i, octet) in v4.octets().iter().enumerate() {
                     if i > 0 {
-                        self.out.push(b'.');
+                        self.out.buf().push(b'.');
                     }
-                    self.out.extend_from_slice(digits.format(*octet).as_bytes());
+                    self.out
+                        .buf()
+                        .extend_from_slice(digits.format(*octet).as_bytes());
                 }
-                self.out.push(b'"');
+                self.out.buf().push(b'"');
                 self
             }
             std::net::IpAddr::V6(v6) => self.display(key, v6),
@@ -78,10 +142,11 @@ impl<'b> Obj<'b> {
         self.key(key);
         let mut digits = itoa::Buffer::new();
         self.out
+            .buf()
             .extend_from_slice(digits.format(ns / 1_000_000_000).as_bytes());
-        self.out.push(b'.');
+        self.out.buf().push(b'.');
         let fraction = digits.format(ns % 1_000_000_000 + 1_000_000_000);
-        self.out.extend_from_slice(&fraction.as_bytes()[1..]);
+        self.out.buf().extend_from_slice(&fraction.as_bytes()[1..]);
         self
     }
 
@@ -89,7 +154,7 @@ impl<'b> Obj<'b> {
     pub fn u64(&mut self, key: &str, value: impl Into<u64>) -> &mut Self {
         let value = value.into();
         self.key(key);
-        put_u64(self.out, value);
+        put_u64(self.out.buf(), value);
         self
     }
 
@@ -97,6 +162,7 @@ impl<'b> Obj<'b> {
     pub fn bool(&mut self, key: &str, value: bool) -> &mut Self {
         self.key(key);
         self.out
+            .buf()
             .extend_from_slice(if value { b"true" } else { b"false" });
         self
     }
@@ -104,16 +170,16 @@ impl<'b> Obj<'b> {
     #[inline]
     pub fn str(&mut self, key: &str, value: &str) -> &mut Self {
         self.key(key);
-        write_str(self.out, value);
+        write_str(self.out.buf(), value);
         self
     }
 
     /// A string produced by `Display`, escaped on the way, with no temporary `String`.
     pub fn display(&mut self, key: &str, value: impl Display) -> &mut Self {
         self.key(key);
-        self.out.push(b'"');
-        let _ = std::fmt::Write::write_fmt(&mut Escaper(self.out), format_args!("{value}"));
-        self.out.push(b'"');
+        self.out.buf().push(b'"');
+        let _ = std::fmt::Write::write_fmt(&mut Escaper(self.out.buf()), format_args!("{value}"));
+        self.out.buf().push(b'"');
         self
     }
 
@@ -121,20 +187,20 @@ impl<'b> Obj<'b> {
     #[inline]
     pub fn raw_number(&mut self, key: &str, value: impl Display) -> &mut Self {
         self.key(key);
-        let _ = write!(self.out, "{value}");
+        let _ = write!(self.out.buf(), "{value}");
         self
     }
 
     #[inline]
-    pub fn obj(&mut self, key: &str) -> Obj<'_> {
+    pub fn obj(&mut self, key: &str) -> Obj<'_, S> {
         self.key(key);
-        Obj::new(self.out)
+        Obj::new(&mut *self.out)
     }
 
     #[inline]
-    pub fn arr(&mut self, key: &str) -> Arr<'_> {
+    pub fn arr(&mut self, key: &str) -> Arr<'_, S> {
         self.key(key);
-        self.out.push(b'[');
+        self.out.buf().push(b'[');
         Arr {
             out: self.out,
             first: true,
@@ -142,16 +208,17 @@ impl<'b> Obj<'b> {
     }
 }
 
-impl Drop for Obj<'_> {
+impl<S: Sink + ?Sized> Drop for Obj<'_, S> {
     fn drop(&mut self) {
-        self.out.push(b'}');
+        self.out.buf().push(b'}');
     }
 }
 
-impl Arr<'_> {
+impl<S: Sink + ?Sized> Arr<'_, S> {
     fn sep(&mut self) {
+        self.out.spill();
         if !self.first {
-            self.out.push(b',');
+            self.out.buf().push(b',');
         }
         self.first = false;
     }
@@ -160,35 +227,37 @@ impl Arr<'_> {
     pub fn u64(&mut self, value: u64) -> &mut Self {
         self.sep();
         let mut digits = itoa::Buffer::new();
-        self.out.extend_from_slice(digits.format(value).as_bytes());
+        self.out
+            .buf()
+            .extend_from_slice(digits.format(value).as_bytes());
         self
     }
 
     #[inline]
-    pub fn obj(&mut self) -> Obj<'_> {
+    pub fn obj(&mut self) -> Obj<'_, S> {
         self.sep();
-        Obj::new(self.out)
+        Obj::new(&mut *self.out)
     }
 
     #[inline]
     pub fn str(&mut self, value: &str) -> &mut Self {
         self.sep();
-        write_str(self.out, value);
+        write_str(self.out.buf(), value);
         self
     }
 
     pub fn display(&mut self, value: impl Display) -> &mut Self {
         self.sep();
-        self.out.push(b'"');
-        let _ = std::fmt::Write::write_fmt(&mut Escaper(self.out), format_args!("{value}"));
-        self.out.push(b'"');
+        self.out.buf().push(b'"');
+        let _ = std::fmt::Write::write_fmt(&mut Escaper(self.out.buf()), format_args!("{value}"));
+        self.out.buf().push(b'"');
         self
     }
 }
 
-impl Drop for Arr<'_> {
+impl<S: Sink + ?Sized> Drop for Arr<'_, S> {
     fn drop(&mut self) {
-        self.out.push(b']');
+        self.out.buf().push(b']');
     }
 }
 
