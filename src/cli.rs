@@ -171,8 +171,12 @@ pub fn parse_link_speed(s: &str) -> Result<u64, String> {
         Some((i, 't')) => (&digits[..i], 1_000_000_000_000),
         _ => (digits, 1_000_000_000),
     };
-    match number.parse::<u64>() {
-        Ok(n) if n > 0 => Ok(n * scale),
+    match number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+    {
+        Some(bps) if bps > 0 => Ok(bps),
         _ => Err(format!("`{s}` is not a link speed like 25G, 100G or 400G")),
     }
 }
@@ -234,6 +238,10 @@ mod tests {
         assert_eq!(parse_link_speed("100G"), Ok(100_000_000_000));
         assert_eq!(parse_link_speed("25g"), Ok(25_000_000_000));
         assert!(parse_link_speed("fast").is_err());
+        assert!(
+            parse_link_speed("99999999999t").is_err(),
+            "overflow is refused, not wrapped"
+        );
         assert_eq!(parse_duration("100ms"), Ok(Duration::from_millis(100)));
         assert_eq!(parse_duration("250us"), Ok(Duration::from_micros(250)));
         assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));

@@ -20,6 +20,9 @@ pub const ALL_PRIORITIES: u8 = 8;
 const PRIORITY_SLOTS: usize = 9;
 /// Senders remembered per cascade; more are counted, not named.
 const MAX_CASCADE_MEMBERS: usize = 64;
+/// Storms and cascades kept in full; more are counted. With `--storm-threshold 0ns` every
+/// pause frame is a storm, so the lists need a bound like every other table.
+const MAX_EPISODES: usize = 10_000;
 
 #[derive(Debug, Clone, Default)]
 pub struct SenderStats {
@@ -83,6 +86,8 @@ pub struct PfcTracker {
     pub pause_frames: u64,
     pub storms: Vec<Storm>,
     pub cascades: Vec<Cascade>,
+    pub storm_count: u64,
+    pub cascade_count: u64,
 }
 
 impl PfcTracker {
@@ -101,6 +106,8 @@ impl PfcTracker {
             pause_frames: 0,
             storms: Vec::new(),
             cascades: Vec::new(),
+            storm_count: 0,
+            cascade_count: 0,
         }
     }
 
@@ -221,11 +228,14 @@ impl PfcTracker {
                 duration_ns: duration,
                 frames: run.frames,
             };
+            self.storm_count += 1;
+            if self.storms.len() < MAX_EPISODES {
+                self.storms.push(storm.clone());
+            }
             anomalies.push(Anomaly {
                 at: run.start,
-                what: What::PfcStorm(storm.clone()),
+                what: What::PfcStorm(storm),
             });
-            self.storms.push(storm);
         }
     }
 
@@ -297,11 +307,14 @@ impl PfcTracker {
             start_ns: group.start_ns,
             duration_ns: group.end_ns.saturating_sub(group.start_ns),
         };
+        self.cascade_count += 1;
+        if self.cascades.len() < MAX_EPISODES {
+            self.cascades.push(cascade.clone());
+        }
         anomalies.push(Anomaly {
             at: cascade.start,
-            what: What::PauseCascade(cascade.clone()),
+            what: What::PauseCascade(cascade),
         });
-        self.cascades.push(cascade);
     }
 
     /// Ends every pause still in effect when the capture ends, at its expiry.

@@ -262,7 +262,9 @@ fn pfc<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files: &[Str
         .u64("pause_8023x", tracker.pause_frames)
         .u64("link_speed_bps", config.link_speed_bps)
         .u64("storm_threshold_ns", config.storm_threshold_ns)
-        .u64("evicted", tracker.evicted);
+        .u64("evicted", tracker.evicted)
+        .u64("storm_count", tracker.storm_count)
+        .u64("cascade_count", tracker.cascade_count);
     {
         let mut senders = p.arr("senders");
         for ((mac, prio), stats) in tracker.sorted_senders() {

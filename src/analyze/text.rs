@@ -233,10 +233,7 @@ fn pfc(out: &mut String, a: &Analyzer, style: Style) {
     let _ = writeln!(
         out,
         "\nPFC: {} PFC frames, {} 802.3x PAUSE frames, {} storms, {} cascades",
-        tracker.pfc_frames,
-        tracker.pause_frames,
-        tracker.storms.len(),
-        tracker.cascades.len()
+        tracker.pfc_frames, tracker.pause_frames, tracker.storm_count, tracker.cascade_count
     );
     let mut t = table(style, &["sender", "prio", "frames", "xon", "paused ms"]);
     for ((mac, prio), stats) in tracker.sorted_senders() {
