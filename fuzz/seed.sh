@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Rebuilds the seed corpora under fuzz/corpus/ from the capture fixtures. The output is
+# deterministic, so rerunning it after a fixture changes gives a reviewable diff.
+#
+#   pcap_reader            every fixture capture, as is
+#   pcapng_reader          the pcapng fixtures, plus every pcap fixture rewritten as pcapng
+#                          (one IDB, EPBs) so pcapng sees every link type
+#   erf_records            each record of the ERF captures: 2-byte wire length, the record
+#   dissect_all_linktypes  each record of every capture: selector, 2-byte wire length, frame
+#   analyze_capture        the seeds of both file readers
+#
+# Needs python3 (standard library only). Run from anywhere.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 - <<'PY'
+import glob, hashlib, os, shutil, struct
+
+LINKTYPES = [1, 113, 197, 247, 276]
+sources = sorted(glob.glob("fixtures/*.pcap") + glob.glob("fixtures/*.pcapng")
+                 + glob.glob("fixtures/scenarios/*.pcap"))
+real = "../shared/captures/infiniband-erf.pcap"
+if os.path.exists(real):
+    sources.append(real)
+
+corpus = {t: {} for t in ["pcap_reader", "pcapng_reader", "erf_records",
+                          "dissect_all_linktypes", "analyze_capture"]}
+
+def add(target, data):
+    corpus[target][hashlib.sha1(data).hexdigest()[:16]] = data
+
+def pcap_records(raw):
+    """(linktype, nanosecond, records) of a classic pcap; stops at the first broken record."""
+    magic = raw[:4]
+    order = {b"\xd4\xc3\xb2\xa1": ("<", False), b"\xa1\xb2\xc3\xd4": (">", False),
+             b"\x4d\x3c\xb2\xa1": ("<", True), b"\xa1\xb2\x3c\x4d": (">", True)}[magic]
+    e, nano = order
+    linktype = struct.unpack(e + "I", raw[20:24])[0] & 0x03FFFFFF
+    at, recs = 24, []
+    while at + 16 <= len(raw):
+        sec, frac, caplen, orig = struct.unpack(e + "IIII", raw[at:at + 16])
+        if at + 16 + caplen > len(raw):
+            break
+        ts = sec * 10**9 + frac * (1 if nano else 1000)
+        recs.append((ts, orig, raw[at + 16:at + 16 + caplen]))
+        at += 16 + caplen
+    return linktype, recs
+
+def pcapng_records(raw):
+    """(linktype, records) of the little- or big-endian pcapng fixtures (EPBs only)."""
+    e = "<" if raw[8:12] == b"\x4d\x3c\x2b\x1a" else ">"
+    at, ifaces, recs = 0, [], []
+    while at + 12 <= len(raw):
+        btype, blen = struct.unpack(e + "II", raw[at:at + 8])
+        if blen < 12 or at + blen > len(raw):
+            break
+        body = raw[at + 8:at + blen - 4]
+        if btype == 1:
+            ifaces.append(struct.unpack(e + "H", body[:2])[0])
+        elif btype == 6 and len(body) >= 20:
+            iface, _, _, caplen, orig = struct.unpack(e + "IIIII", body[:20])
+            if iface < len(ifaces):
+                recs.append((ifaces[iface], orig, body[20:20 + caplen]))
+        at += blen
+    return recs
+
+def block(btype, body):
+    body += b"\0" * (-len(body) % 4)
+    n = len(body) + 12
+    return struct.pack("<II", btype, n) + body + struct.pack("<I", n)
+
+def as_pcapng(linktype, recs):
+    out = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+    # if_tsresol 9: nanoseconds, so the timestamps survive the rewrite exactly.
+    out += block(1, struct.pack("<HHI", linktype, 0, 0) + struct.pack("<HHB3x", 9, 1, 9)
+                 + struct.pack("<HH", 0, 0))
+    for ts, orig, data in recs:
+        out += block(6, struct.pack("<IIIII", 0, ts >> 32, ts & 0xFFFFFFFF, len(data), orig) + data)
+    return out
+
+for path in sources:
+    raw = open(path, "rb").read()
+    add("pcap_reader", raw)
+    if raw[:4] == b"\x0a\x0d\x0d\x0a":
+        add("pcapng_reader", raw)
+        recs = pcapng_records(raw)
+    else:
+        linktype, pcap_recs = pcap_records(raw)
+        add("pcapng_reader", as_pcapng(linktype, pcap_recs))
+        recs = [(linktype, orig, data) for _, orig, data in pcap_recs]
+    for linktype, orig, data in recs:
+        if linktype not in LINKTYPES:
+            continue
+        orig = min(orig, 0xFFFF)
+        add("dissect_all_linktypes", bytes([LINKTYPES.index(linktype)]) + struct.pack(">H", orig) + data)
+        if linktype == 197:
+            add("erf_records", struct.pack(">H", orig) + data)
+
+corpus["analyze_capture"] = {**corpus["pcap_reader"], **corpus["pcapng_reader"]}
+
+total = 0
+for target, files in corpus.items():
+    d = os.path.join("fuzz", "corpus", target)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    for name, data in sorted(files.items()):
+        open(os.path.join(d, name), "wb").write(data)
+        total += len(data)
+    print(f"{target}: {len(files)} seeds")
+print(f"{total} bytes in all")
+PY
