@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use super::{InputReport, Progress, display_path};
 use crate::capture::{AnyReader, Source};
 use crate::cli::InputArgs;
-use crate::dissect::{CrcMode, DecodeOptions, Packet, dissect};
+use crate::dissect::{CrcMode, DecodeOptions, Packet, dissect, dissect_into};
 use crate::filter::PacketFilter;
 
 /// Packets decoded per batch on the pipelined path: large enough that handing a batch to
@@ -319,7 +319,10 @@ where
                         .as_ref()
                         .and_then(|(r, _)| r.current_mapped());
                     if let Some(record) = record {
-                        batch.packets.push((index, dissect(&record, frame, &opts)));
+                        batch.packets.push((index, Packet::default()));
+                        if let Some((_, slot)) = batch.packets.last_mut() {
+                            dissect_into(slot, &record, frame, &opts);
+                        }
                     }
                     merger.advance(index);
                 }

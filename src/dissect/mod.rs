@@ -325,7 +325,20 @@ impl DecodeOptions {
 /// Decodes one record. Never panics and never allocates; whatever is wrong with the bytes
 /// ends up in `error` (malformed) or `truncated` (cut by the snaplen).
 pub fn dissect<'a>(record: &Record<'a>, frame: u64, opts: &DecodeOptions) -> Packet<'a> {
-    let mut pkt = Packet {
+    let mut pkt = Packet::default();
+    dissect_into(&mut pkt, record, frame, opts);
+    pkt
+}
+
+/// `dissect` into a slot the caller owns, overwriting it: a batch decodes straight into its
+/// own storage instead of moving a 500-byte packet there afterwards.
+pub fn dissect_into<'a>(
+    pkt: &mut Packet<'a>,
+    record: &Record<'a>,
+    frame: u64,
+    opts: &DecodeOptions,
+) {
+    *pkt = Packet {
         frame,
         ts_ns: record.ts_ns,
         len: record.orig_len,
@@ -337,11 +350,11 @@ pub fn dissect<'a>(record: &Record<'a>, frame: u64, opts: &DecodeOptions) -> Pac
     let wire_len = (record.orig_len as usize).max(record.data.len());
     let bytes = Bytes::new(record.data, wire_len);
     let outcome = match record.linktype {
-        linktype::ETHERNET => link::ethernet(&mut pkt, bytes, 0, opts),
-        linktype::INFINIBAND => infiniband::native(&mut pkt, bytes, 0),
-        linktype::ERF => link::erf(&mut pkt, bytes, opts),
-        linktype::LINUX_SLL => link::sll(&mut pkt, bytes, opts),
-        linktype::LINUX_SLL2 => link::sll2(&mut pkt, bytes, opts),
+        linktype::ETHERNET => link::ethernet(pkt, bytes, 0, opts),
+        linktype::INFINIBAND => infiniband::native(pkt, bytes, 0),
+        linktype::ERF => link::erf(pkt, bytes, opts),
+        linktype::LINUX_SLL => link::sll(pkt, bytes, opts),
+        linktype::LINUX_SLL2 => link::sll2(pkt, bytes, opts),
         _ => Ok(()),
     };
     match outcome {
@@ -355,7 +368,6 @@ pub fn dissect<'a>(record: &Record<'a>, frame: u64, opts: &DecodeOptions) -> Pac
     if opts.crc == CrcMode::Inline {
         pkt.verify_crcs();
     }
-    pkt
 }
 
 pub(crate) fn malformed(layer: Layer, offset: usize, why: &'static str) -> Stop {

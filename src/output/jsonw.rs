@@ -10,12 +10,12 @@ use std::io::Write;
 pub trait Sink {
     fn buf(&mut self) -> &mut Vec<u8>;
     /// Called between array elements.
-    #[inline]
+    #[inline(always)]
     fn spill(&mut self) {}
 }
 
 impl Sink for Vec<u8> {
-    #[inline]
+    #[inline(always)]
     fn buf(&mut self) -> &mut Vec<u8> {
         self
     }
@@ -50,7 +50,7 @@ impl<W: Write> Spilling<W> {
 }
 
 impl<W: Write> Sink for Spilling<W> {
-    #[inline]
+    #[inline(always)]
     fn buf(&mut self) -> &mut Vec<u8> {
         &mut self.buf
     }
@@ -86,7 +86,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
     }
 
     /// Keys are this program's own ASCII names and never need escaping.
-    #[inline]
+    #[inline(always)]
     fn key(&mut self, key: &str) {
         if !self.first {
             self.out.buf().push(b',');
@@ -98,7 +98,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
     }
 
     /// A MAC address, formatted by table lookup rather than `fmt`.
-    #[inline]
+    #[inline(always)]
     pub fn mac(&mut self, key: &str, mac: [u8; 6]) -> &mut Self {
         self.key(key);
         self.out.buf().push(b'"');
@@ -114,7 +114,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
     }
 
     /// An IP address; IPv4 without `fmt`, the rarer IPv6 through it.
-    #[inline]
+    #[inline(always)]
     pub fn ip(&mut self, key: &str, ip: std::net::IpAddr) -> &mut Self {
         match ip {
             std::net::IpAddr::V4(v4) => {
@@ -137,7 +137,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
     }
 
     /// Nanoseconds since the epoch as seconds with exactly nine decimals.
-    #[inline]
+    #[inline(always)]
     pub fn seconds(&mut self, key: &str, ns: u64) -> &mut Self {
         self.key(key);
         let mut digits = itoa::Buffer::new();
@@ -150,7 +150,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         self
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn u64(&mut self, key: &str, value: impl Into<u64>) -> &mut Self {
         let value = value.into();
         self.key(key);
@@ -158,7 +158,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         self
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn bool(&mut self, key: &str, value: bool) -> &mut Self {
         self.key(key);
         self.out
@@ -167,7 +167,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         self
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn str(&mut self, key: &str, value: &str) -> &mut Self {
         self.key(key);
         write_str(self.out.buf(), value);
@@ -184,20 +184,20 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
     }
 
     /// A number written verbatim, for values already formatted as JSON numbers.
-    #[inline]
+    #[inline(always)]
     pub fn raw_number(&mut self, key: &str, value: impl Display) -> &mut Self {
         self.key(key);
         let _ = write!(self.out.buf(), "{value}");
         self
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn obj(&mut self, key: &str) -> Obj<'_, S> {
         self.key(key);
         Obj::new(&mut *self.out)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn arr(&mut self, key: &str) -> Arr<'_, S> {
         self.key(key);
         self.out.buf().push(b'[');
@@ -223,7 +223,7 @@ impl<S: Sink + ?Sized> Arr<'_, S> {
         self.first = false;
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn u64(&mut self, value: u64) -> &mut Self {
         self.sep();
         let mut digits = itoa::Buffer::new();
@@ -233,13 +233,13 @@ impl<S: Sink + ?Sized> Arr<'_, S> {
         self
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn obj(&mut self) -> Obj<'_, S> {
         self.sep();
         Obj::new(&mut *self.out)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn str(&mut self, value: &str) -> &mut Self {
         self.sep();
         write_str(self.out.buf(), value);
