@@ -745,3 +745,72 @@ fn doubling_the_input_doubles_the_time() {
         "time does not grow linearly: {failures:?}"
     );
 }
+
+// ---- Distinct QPs and MACs without end ---------------------------------------------------
+
+/// A PFC frame pausing priority 3, from a sender MAC built from `sender`.
+fn pfc_frame(sender: u32) -> Vec<u8> {
+    let mut f = vec![0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 0x02, 0x00];
+    f.extend_from_slice(&sender.to_be_bytes());
+    f.extend_from_slice(&[0x88, 0x08, 0x01, 0x01, 0x00, 0x08]);
+    for priority in 0..8 {
+        f.extend_from_slice(&(if priority == 3 { 0xffffu16 } else { 0 }).to_be_bytes());
+    }
+    f.resize(60, 0);
+    f
+}
+
+/// Every RoCE packet a new QP and every PFC frame a new sender: the flow table and the PFC
+/// state must stay within their limits, so peak memory must not grow with the capture.
+#[test]
+fn endless_new_qps_and_macs_run_in_bounded_memory() {
+    let _busy = busy();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let make = |packets: usize| {
+        let mut rng = Rng(0x5eed_0000_0000_0001);
+        capture(packets, |i| {
+            if i % 2 == 0 {
+                roce_v2_frame((i % 200) as u8 + 1, i as u32, rng.next() as u32)
+            } else {
+                pfc_frame(i as u32)
+            }
+        })
+    };
+    let mut peaks = Vec::new();
+    for packets in [20_000, 200_000] {
+        let path = dir.path().join(format!("new-everything-{packets}.pcap"));
+        fs::write(&path, make(packets)).expect("write capture");
+        let path = path.to_str().expect("utf-8 path");
+        let args = [
+            "analyze",
+            "--json",
+            "--no-mmap",
+            "--max-flows",
+            "1000",
+            "--max-pfc-senders",
+            "1000",
+            path,
+        ];
+        let peak = peak_rss(&args, &Feed::Args, path);
+        let out = Command::new(env!("CARGO_BIN_EXE_rdmadump"))
+            .args(args)
+            .output()
+            .expect("run rdmadump");
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("report JSON");
+        let flows_evicted = doc["flow_table"]["evicted"].as_u64().unwrap_or(0);
+        let senders_evicted = doc["pfc"]["evicted"].as_u64().unwrap_or(0);
+        eprintln!(
+            "{packets} packets, all new QPs and MACs: peak RSS {peak} KiB, {flows_evicted} flows and {senders_evicted} senders evicted"
+        );
+        assert!(doc["flows"].as_array().is_some_and(|f| f.len() <= 1000));
+        assert!(flows_evicted > 0 && senders_evicted > 0);
+        peaks.push(peak);
+    }
+    // Ten times the packets; memory may differ by noise, not by the capture's size.
+    assert!(
+        peaks[1] <= peaks[0] + 8 * 1024,
+        "peak RSS grew from {} to {} KiB",
+        peaks[0],
+        peaks[1]
+    );
+}
