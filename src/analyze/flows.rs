@@ -24,6 +24,19 @@ pub struct FlowKey {
     pub role: Role,
 }
 
+impl FlowKey {
+    /// The flow a packet belongs to: every packet with a BTH and addresses has one.
+    pub fn of(pkt: &Packet<'_>) -> Option<FlowKey> {
+        let bth = pkt.bth?;
+        Some(FlowKey {
+            src: pkt.src_addr()?,
+            dst: pkt.dst_addr()?,
+            dest_qp: bth.dest_qp(),
+            role: opcode::info(bth.opcode()).role,
+        })
+    }
+}
+
 /// Distinct opcodes counted per flow; a flow rarely uses more, and the rest are pooled.
 const HISTOGRAM_SLOTS: usize = 6;
 
@@ -199,18 +212,17 @@ impl FlowTable {
         self.flows.iter().map(|(key, flow)| (key, flow)).collect()
     }
 
-    pub fn observe(&mut self, pkt: &Packet<'_>, at: FrameRef, anomalies: &mut AnomalySink) {
+    /// Feeds one packet of flow `key` (from [`FlowKey::of`]).
+    pub fn observe(
+        &mut self,
+        pkt: &Packet<'_>,
+        key: FlowKey,
+        at: FrameRef,
+        anomalies: &mut AnomalySink,
+    ) {
         let Some(bth) = pkt.bth else { return };
-        let (Some(src), Some(dst)) = (pkt.src_addr(), pkt.dst_addr()) else {
-            return;
-        };
         let info = opcode::info(bth.opcode());
-        let key = FlowKey {
-            src,
-            dst,
-            dest_qp: bth.dest_qp(),
-            role: info.role,
-        };
+        let FlowKey { src, dst, .. } = key;
         self.clock += 1;
         let slot = match self.index.get(&key) {
             Some(&slot) => slot as usize,

@@ -287,24 +287,15 @@ impl Analyzer {
         if rdma && pkt.ecn_ce() {
             self.ecn_ce += 1;
         }
-        if let Some(bth) = pkt.bth {
-            let role = crate::wire::opcode::info(bth.opcode()).role;
-            if let (Some(src), Some(dst)) = (pkt.src_addr(), pkt.dst_addr()) {
-                let key = FlowKey {
-                    src,
-                    dst,
-                    dest_qp: bth.dest_qp(),
-                    role,
-                };
-                if role == Role::Cnp {
-                    self.counts.cnp += 1;
-                    self.first_cnp.get_or_insert((at, key));
-                }
-                if pkt.ecn_ce() {
-                    self.first_ce.get_or_insert((at, key));
-                }
+        if let Some(key) = FlowKey::of(pkt) {
+            if key.role == Role::Cnp {
+                self.counts.cnp += 1;
+                self.first_cnp.get_or_insert((at, key));
             }
-            self.flows.observe(pkt, at, &mut self.anomalies);
+            if pkt.ecn_ce() {
+                self.first_ce.get_or_insert((at, key));
+            }
+            self.flows.observe(pkt, key, at, &mut self.anomalies);
         }
         if pkt.pfc.is_some() || pkt.pause.is_some() {
             self.pfc.observe(pkt, at, &mut self.anomalies);

@@ -7,7 +7,6 @@ use super::{AnalyzeConfig, Analyzer, AnomalyKind, CrcCounts, What};
 use crate::commands::InputReport;
 use crate::dissect::Kind;
 use crate::output::jsonw::{Obj, Sink, Spilling};
-use crate::output::time::Seconds;
 use crate::wire::opcode::{self, Role};
 
 /// Memory one flow costs in the table: its state, plus an index entry with the hash
@@ -41,10 +40,10 @@ pub fn write(
             capture.u64("packets", input.records);
             capture.u64("analyzed", analyzer.packets);
             if let Some(ts) = analyzer.first_ts {
-                capture.raw_number("first_ts", Seconds(ts));
+                capture.seconds("first_ts", ts);
             }
             if let Some(ts) = analyzer.last_ts {
-                capture.raw_number("last_ts", Seconds(ts));
+                capture.seconds("last_ts", ts);
             }
             capture.bool("truncated", input.truncated);
         }
@@ -82,29 +81,36 @@ fn crc<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, key: &str, counts: CrcCounts) {
         .u64("unverifiable", counts.unverifiable);
 }
 
-fn frame_ref<S: Sink + ?Sized>(o: &mut Obj<'_, S>, prefix: &str, at: FrameRef, files: &[String]) {
-    let frame_key = if prefix.is_empty() {
-        "frame".to_string()
-    } else {
-        format!("{prefix}_frame")
+/// The keys naming one frame reference: `frame`/`ts`/`file`, or with a prefix.
+struct RefKeys {
+    frame: &'static str,
+    ts: &'static str,
+    file: &'static str,
+}
+
+macro_rules! ref_keys {
+    ($name:ident, $prefix:literal) => {
+        const $name: RefKeys = RefKeys {
+            frame: concat!($prefix, "frame"),
+            ts: concat!($prefix, "ts"),
+            file: concat!($prefix, "file"),
+        };
     };
-    let ts_key = if prefix.is_empty() {
-        "ts".to_string()
-    } else {
-        format!("{prefix}_ts")
-    };
-    o.u64(&frame_key, at.frame);
+}
+ref_keys!(AT, "");
+ref_keys!(FIRST, "first_");
+ref_keys!(LAST, "last_");
+ref_keys!(START, "start_");
+ref_keys!(NAK, "nak_");
+
+fn frame_ref<S: Sink + ?Sized>(o: &mut Obj<'_, S>, keys: &RefKeys, at: FrameRef, files: &[String]) {
+    o.u64(keys.frame, at.frame);
     if let Some(ts) = at.ts_ns {
-        o.raw_number(&ts_key, Seconds(ts));
+        o.seconds(keys.ts, ts);
     }
     if files.len() > 1 {
-        let file_key = if prefix.is_empty() {
-            "file".to_string()
-        } else {
-            format!("{prefix}_file")
-        };
         o.str(
-            &file_key,
+            keys.file,
             files.get(usize::from(at.file)).map_or("", |s| s.as_str()),
         );
     }
@@ -123,8 +129,8 @@ fn flows<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files: &[S
         let mut o = list.obj();
         flow_key(&mut o, key);
         o.u64("packets", flow.packets).u64("bytes", flow.bytes);
-        frame_ref(&mut o, "first", flow.first, files);
-        frame_ref(&mut o, "last", flow.last, files);
+        frame_ref(&mut o, &FIRST, flow.first, files);
+        frame_ref(&mut o, &LAST, flow.last, files);
         o.u64("first_psn", u64::from(flow.first_psn))
             .u64("last_psn", u64::from(flow.last_psn))
             .u64("psn_gaps", flow.psn_gaps)
@@ -161,7 +167,7 @@ fn congestion<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files
             flow_key(&mut o, key);
             o.u64("ecn_ce", flow.ecn_ce);
             if let Some(first) = flow.first_ce {
-                frame_ref(&mut o, "first", first, files);
+                frame_ref(&mut o, &FIRST, first, files);
             }
         }
     }
@@ -171,7 +177,7 @@ fn congestion<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files
             let mut o = targets.obj();
             flow_key(&mut o, key);
             o.u64("cnps", flow.cnps);
-            frame_ref(&mut o, "first", flow.first, files);
+            frame_ref(&mut o, &FIRST, flow.first, files);
             // The CE marks that caused these CNPs travelled the other way: requests from
             // the CNP's destination to its source.
             let first_ce = flows
@@ -194,12 +200,12 @@ fn congestion<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files
     if let Some((at, key)) = &analyzer.first_ce {
         let mut o = c.obj("first_ce");
         flow_key(&mut o, key);
-        frame_ref(&mut o, "", *at, files);
+        frame_ref(&mut o, &AT, *at, files);
     }
     if let Some((at, key)) = &analyzer.first_cnp {
         let mut o = c.obj("first_cnp");
         flow_key(&mut o, key);
-        frame_ref(&mut o, "", *at, files);
+        frame_ref(&mut o, &AT, *at, files);
     }
     if let (Some((ce, _)), Some((cnp, _))) = (analyzer.first_ce, analyzer.first_cnp)
         && let (Some(ce), Some(cnp)) = (ce.ts_ns, cnp.ts_ns)
@@ -228,12 +234,12 @@ fn priority<S: Sink + ?Sized>(o: &mut Obj<'_, S>, priority: u8) {
 fn storm<S: Sink + ?Sized>(o: &mut Obj<'_, S>, storm: &Storm, files: &[String]) {
     o.display("src", storm.src);
     priority(o, storm.priority);
-    o.raw_number("start", Seconds(storm.start_ns))
+    o.seconds("start", storm.start_ns)
         .u64("start_ns", storm.start_ns)
-        .raw_number("duration", Seconds(storm.duration_ns))
+        .seconds("duration", storm.duration_ns)
         .u64("duration_ns", storm.duration_ns)
         .u64("frames", storm.frames);
-    frame_ref(o, "start", storm.start, files);
+    frame_ref(o, &START, storm.start, files);
 }
 
 fn cascade<S: Sink + ?Sized>(o: &mut Obj<'_, S>, cascade: &Cascade, files: &[String]) {
@@ -247,11 +253,11 @@ fn cascade<S: Sink + ?Sized>(o: &mut Obj<'_, S>, cascade: &Cascade, files: &[Str
     if cascade.more_senders > 0 {
         o.u64("more_senders", cascade.more_senders);
     }
-    o.raw_number("start", Seconds(cascade.start_ns))
+    o.seconds("start", cascade.start_ns)
         .u64("start_ns", cascade.start_ns)
-        .raw_number("duration", Seconds(cascade.duration_ns))
+        .seconds("duration", cascade.duration_ns)
         .u64("duration_ns", cascade.duration_ns);
-    frame_ref(o, "start", cascade.start, files);
+    frame_ref(o, &START, cascade.start, files);
 }
 
 fn pfc<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files: &[String]) {
@@ -304,7 +310,7 @@ fn anomalies<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files:
     for anomaly in &sink.kept {
         let mut o = list.obj();
         o.str("kind", anomaly.what.kind().name());
-        frame_ref(&mut o, "", anomaly.at, files);
+        frame_ref(&mut o, &AT, anomaly.at, files);
         match &anomaly.what {
             What::PsnGap {
                 flow,
@@ -330,7 +336,7 @@ fn anomalies<S: Sink + ?Sized>(doc: &mut Obj<'_, S>, analyzer: &Analyzer, files:
                     .u64("to_psn", u64::from(*to_psn))
                     .u64("depth", u64::from(*depth));
                 if let Some(nak) = nak {
-                    frame_ref(&mut o, "nak", *nak, files);
+                    frame_ref(&mut o, &NAK, *nak, files);
                 }
                 if let Some(delay) = delay_ns {
                     o.u64("delay_ns", *delay).str(

@@ -66,12 +66,6 @@ pub enum CaptureError {
     Io(#[from] io::Error),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Pcap,
-    PcapNg,
-}
-
 enum State {
     Pcap(pcap::PcapState),
     PcapNg(pcapng::PcapNgState),
@@ -120,13 +114,6 @@ impl<I: Input> CaptureReader<I> {
             warnings: Vec::new(),
             cut_short: false,
         })
-    }
-
-    pub fn format(&self) -> Format {
-        match self.state {
-            State::Pcap(_) => Format::Pcap,
-            State::PcapNg(_) => Format::PcapNg,
-        }
     }
 
     /// Moves to the next record; `Ok(false)` at the end. A container damaged beyond

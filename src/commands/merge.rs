@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 
 use super::{InputReport, Progress, display_path};
-use crate::capture::{AnyReader, Source};
+use crate::capture::{AnyReader, Record, Source};
 use crate::cli::InputArgs;
-use crate::dissect::{CrcMode, DecodeOptions, Packet, dissect, dissect_into};
+use crate::dissect::{CrcMode, DecodeOptions, Packet, dissect_into};
 use crate::filter::PacketFilter;
 
 /// Packets decoded per batch on the pipelined path: large enough that handing a batch to
@@ -36,9 +36,9 @@ impl<'m> Merger<'m> {
             let reader = match opened {
                 Some(Ok(mut reader)) => match reader.advance() {
                     Ok(_) => Some((reader, 0)),
-                    Err(err) => merger.fail(&display_path(path), &err),
+                    Err(err) => failed(&mut merger.report, &display_path(path), &err),
                 },
-                Some(Err(err)) => merger.fail(&display_path(path), &err),
+                Some(Err(err)) => failed(&mut merger.report, &display_path(path), &err),
                 None => None,
             };
             merger.readers.push(reader);
@@ -51,12 +51,6 @@ impl<'m> Merger<'m> {
             .sum();
         merger.progress = Progress::new(total);
         merger
-    }
-
-    fn fail<T>(&mut self, name: &str, err: &dyn std::fmt::Display) -> Option<T> {
-        eprintln!("rdmadump: {name}: {err}");
-        self.report.failed = true;
-        None
     }
 
     fn all_mapped(&self) -> bool {
@@ -101,11 +95,7 @@ impl<'m> Merger<'m> {
         };
         let advanced = reader.advance();
         let name = &self.report.files[index];
-        if reader.has_warnings() {
-            for warning in reader.take_warnings() {
-                eprintln!("rdmadump: warning: {name}: {warning}");
-            }
-        }
+        print_warnings(reader, name);
         match advanced {
             Ok(true) => {}
             Ok(false) => {
@@ -113,9 +103,9 @@ impl<'m> Merger<'m> {
                 self.readers[index] = None;
             }
             Err(err) => {
-                let name = name.clone();
+                eprintln!("rdmadump: {name}: {err}");
+                self.report.failed = true;
                 self.readers[index] = None;
-                self.fail::<()>(&name, &err);
             }
         }
     }
@@ -124,12 +114,25 @@ impl<'m> Merger<'m> {
         self.progress.finish();
         for (slot, name) in self.readers.iter_mut().zip(&self.report.files) {
             if let Some((reader, _)) = slot {
-                for warning in reader.take_warnings() {
-                    eprintln!("rdmadump: warning: {name}: {warning}");
-                }
+                print_warnings(reader, name);
             }
         }
         self.report
+    }
+}
+
+/// Says on stderr that input `name` failed, and marks the run as failed.
+fn failed<T>(report: &mut InputReport, name: &str, err: &dyn std::fmt::Display) -> Option<T> {
+    eprintln!("rdmadump: {name}: {err}");
+    report.failed = true;
+    None
+}
+
+fn print_warnings(reader: &mut AnyReader<'_>, name: &str) {
+    if reader.has_warnings() {
+        for warning in reader.take_warnings() {
+            eprintln!("rdmadump: warning: {name}: {warning}");
+        }
     }
 }
 
@@ -144,7 +147,15 @@ pub struct Batch<'m> {
     pub ends: Vec<usize>,
 }
 
-impl Batch<'_> {
+impl<'m> Batch<'m> {
+    /// Decodes a record straight into the batch's storage, with no 500-byte move after.
+    fn decode(&mut self, index: usize, record: &Record<'m>, frame: u64, opts: &DecodeOptions) {
+        self.packets.push((index, Packet::default()));
+        if let Some((_, slot)) = self.packets.last_mut() {
+            dissect_into(slot, record, frame, opts);
+        }
+    }
+
     fn clear(&mut self) {
         self.packets.clear();
         self.out.clear();
@@ -167,24 +178,18 @@ where
     W: for<'m> FnMut(&mut Batch<'m>) + Send,
     C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
 {
-    let report = InputReport {
+    let mut report = InputReport {
         files: paths.iter().map(|p| display_path(p)).collect(),
         ..InputReport::default()
     };
-    let mut sources = Vec::with_capacity(paths.len());
-    let mut failed = false;
-    for path in paths {
-        match Source::open(path, args.no_mmap) {
-            Ok(source) => sources.push(Some(source)),
-            Err(err) => {
-                eprintln!("rdmadump: {}: {err}", display_path(path));
-                failed = true;
-                sources.push(None);
-            }
-        }
-    }
+    let mut sources: Vec<Option<Source>> = paths
+        .iter()
+        .map(|path| match Source::open(path, args.no_mmap) {
+            Ok(source) => Some(source),
+            Err(err) => failed(&mut report, &display_path(path), &err),
+        })
+        .collect();
     let mut merger = Merger::open(paths, &mut sources, report);
-    merger.report.failed |= failed;
     let opts = super::decode_options(args);
     let threads = args
         .threads
@@ -250,7 +255,7 @@ where
                 out: std::mem::take(&mut parked.out),
                 ends: std::mem::take(&mut parked.ends),
             };
-            batch.packets.push((index, dissect(&record, frame, opts)));
+            batch.decode(index, &record, frame, opts);
             work(&mut batch);
             flow = consume(&mut batch)?;
             batch.clear();
@@ -319,10 +324,7 @@ where
                         .as_ref()
                         .and_then(|(r, _)| r.current_mapped());
                     if let Some(record) = record {
-                        batch.packets.push((index, Packet::default()));
-                        if let Some((_, slot)) = batch.packets.last_mut() {
-                            dissect_into(slot, &record, frame, &opts);
-                        }
+                        batch.decode(index, &record, frame, &opts);
                     }
                     merger.advance(index);
                 }

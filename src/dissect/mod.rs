@@ -71,10 +71,6 @@ impl Kind {
             Kind::Malformed => "malformed",
         }
     }
-
-    pub fn from_name(name: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == name)
-    }
 }
 
 /// The most VLAN tags kept per frame; deeper stacks are decoded but not all tags kept.

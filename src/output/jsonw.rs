@@ -177,17 +177,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
     /// A string produced by `Display`, escaped on the way, with no temporary `String`.
     pub fn display(&mut self, key: &str, value: impl Display) -> &mut Self {
         self.key(key);
-        self.out.buf().push(b'"');
-        let _ = std::fmt::Write::write_fmt(&mut Escaper(self.out.buf()), format_args!("{value}"));
-        self.out.buf().push(b'"');
-        self
-    }
-
-    /// A number written verbatim, for values already formatted as JSON numbers.
-    #[inline(always)]
-    pub fn raw_number(&mut self, key: &str, value: impl Display) -> &mut Self {
-        self.key(key);
-        let _ = write!(self.out.buf(), "{value}");
+        write_display(self.out.buf(), value);
         self
     }
 
@@ -226,10 +216,7 @@ impl<S: Sink + ?Sized> Arr<'_, S> {
     #[inline(always)]
     pub fn u64(&mut self, value: u64) -> &mut Self {
         self.sep();
-        let mut digits = itoa::Buffer::new();
-        self.out
-            .buf()
-            .extend_from_slice(digits.format(value).as_bytes());
+        put_u64(self.out.buf(), value);
         self
     }
 
@@ -248,9 +235,7 @@ impl<S: Sink + ?Sized> Arr<'_, S> {
 
     pub fn display(&mut self, value: impl Display) -> &mut Self {
         self.sep();
-        self.out.buf().push(b'"');
-        let _ = std::fmt::Write::write_fmt(&mut Escaper(self.out.buf()), format_args!("{value}"));
-        self.out.buf().push(b'"');
+        write_display(self.out.buf(), value);
         self
     }
 }
@@ -274,6 +259,13 @@ fn put_u64(out: &mut Vec<u8>, value: u64) {
         let mut digits = itoa::Buffer::new();
         out.extend_from_slice(digits.format(value).as_bytes());
     }
+}
+
+/// A quoted string produced by `Display`, escaped on the way, with no temporary `String`.
+fn write_display(out: &mut Vec<u8>, value: impl Display) {
+    out.push(b'"');
+    let _ = std::fmt::Write::write_fmt(&mut Escaper(out), format_args!("{value}"));
+    out.push(b'"');
 }
 
 fn write_str(out: &mut Vec<u8>, s: &str) {
