@@ -1,8 +1,10 @@
 //! Reading every input in timestamp order: the streaming loop, and for memory-mapped inputs
 //! a pipelined one that verifies CRCs on a second core.
 
+use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use super::{InputReport, Progress, display_path};
@@ -15,8 +17,13 @@ use crate::filter::PacketFilter;
 /// the other thread costs nothing per packet, small enough to stay in cache.
 const BATCH: usize = 2048;
 
-/// Batches in flight between the decoding thread and the CRC thread.
+/// Batches waiting for the worker thread (or being worked on) beyond which this thread
+/// works on a batch itself.
 const IN_FLIGHT: usize = 2;
+
+/// Batches decoded and not yet consumed, wherever they are: this bounds memory when the
+/// consumer is slow, at about 2 MB a batch.
+const QUEUED: usize = 6;
 
 struct Merger<'m> {
     readers: Vec<Option<(AnyReader<'m>, u64)>>,
@@ -165,9 +172,9 @@ impl<'m> Batch<'m> {
 
 /// Runs every packet of every input, merged by timestamp when there are several inputs,
 /// through two stages: `work` (CRCs, filtering, rendering: anything that needs no state
-/// shared with the caller) and then `consume` (in order, on the calling thread; it may stop
-/// the run). With memory-mapped inputs and more than one thread, `work` runs on a second
-/// thread while this one decodes the next batch. Results do not depend on the thread count.
+/// carried from one batch to the next) and then `consume` (in order, on the calling thread;
+/// it may stop the run). With memory-mapped inputs and more than one thread, `work` runs on
+/// both threads, each on whole batches. Results do not depend on the thread count.
 pub fn for_each_batch<W, C>(
     paths: &[PathBuf],
     args: &InputArgs,
@@ -175,7 +182,7 @@ pub fn for_each_batch<W, C>(
     consume: C,
 ) -> anyhow::Result<InputReport>
 where
-    W: for<'m> FnMut(&mut Batch<'m>) + Send,
+    W: for<'m> Fn(&mut Batch<'m>) + Sync,
     C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
 {
     let mut report = InputReport {
@@ -195,9 +202,9 @@ where
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads > 1 && merger.all_mapped() {
-        pipelined(&mut merger, opts, work, consume)?;
+        pipelined(&mut merger, opts, &work, consume)?;
     } else {
-        streaming(&mut merger, &opts, work, consume)?;
+        streaming(&mut merger, &opts, &work, consume)?;
     }
     Ok(merger.finish())
 }
@@ -234,11 +241,11 @@ pub fn for_each_packet(
 fn streaming<W, C>(
     merger: &mut Merger<'_>,
     opts: &DecodeOptions,
-    mut work: W,
+    work: &W,
     mut consume: C,
 ) -> anyhow::Result<()>
 where
-    W: for<'m> FnMut(&mut Batch<'m>),
+    W: for<'m> Fn(&mut Batch<'m>),
     C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
 {
     // A record lives only until its reader moves on, so each packet gets a batch of its own;
@@ -282,71 +289,108 @@ fn recycle<'a, 'b>(mut packets: Vec<(usize, Packet<'a>)>) -> Vec<(usize, Packet<
     packets.into_iter().filter_map(|_| None).collect()
 }
 
-/// Decodes batches on this thread while another thread runs `work` on the previous ones;
-/// batches come back in order for `consume`. Packets borrow the file mappings, so a batch
-/// holds no copies of packet bytes.
+/// Where a batch in the pipeline is: worked on here, or sent to the worker thread.
+enum Slot<'m> {
+    Here(Batch<'m>),
+    Sent,
+}
+
+/// Decodes batches on this thread and shares `work` with a second thread: a batch goes to
+/// the worker while it has room, and is worked on here when it has not. So whichever of
+/// decoding and working is dearer, both cores stay busy (for `read --json`, formatting
+/// costs about four times what decoding does, and this thread ends up formatting a third
+/// of the batches). Batches are consumed in the order they were decoded, whichever thread
+/// worked on them. Packets borrow the file mappings, so a batch holds no copies of packet
+/// bytes.
 fn pipelined<'m, W, C>(
     merger: &mut Merger<'m>,
     mut opts: DecodeOptions,
-    mut work: W,
+    work: &W,
     mut consume: C,
 ) -> anyhow::Result<()>
 where
-    W: for<'b> FnMut(&mut Batch<'b>) + Send,
+    W: for<'b> Fn(&mut Batch<'b>) + Sync,
     C: for<'b> FnMut(&mut Batch<'b>) -> anyhow::Result<ControlFlow<()>>,
 {
+    // CRCs are left to `work`, which runs on both threads.
     opts.crc = CrcMode::Deferred;
+    // Batches sent to the worker and not yet worked on. Counted apart from the batches it
+    // has finished: one finished while this thread was decoding must not make this thread
+    // think the worker is still busy.
+    let backlog = &AtomicUsize::new(0);
     std::thread::scope(|scope| {
         // Created inside the scope so that leaving it early (an error, `-c N`, a closed
         // pipe) drops both ends this thread holds, and the worker sees its input end.
-        let (to_worker, inbox) = mpsc::sync_channel::<Batch<'m>>(IN_FLIGHT);
-        let (to_main, done) = mpsc::sync_channel::<Batch<'m>>(IN_FLIGHT);
+        // No more than QUEUED batches exist at once, so sends never block.
+        let (to_worker, inbox) = mpsc::sync_channel::<Batch<'m>>(QUEUED);
+        let (to_main, done) = mpsc::sync_channel::<Batch<'m>>(QUEUED);
         scope.spawn(move || {
             for mut batch in inbox {
                 work(&mut batch);
+                backlog.fetch_sub(1, Ordering::Relaxed);
                 if to_main.send(batch).is_err() {
                     break;
                 }
             }
         });
-        let mut in_flight = 0;
+        let mut order: VecDeque<Slot<'m>> = VecDeque::with_capacity(QUEUED + 1);
         let mut spare: Vec<Batch<'m>> = Vec::new();
         let mut exhausted = false;
         loop {
-            while !exhausted && in_flight < IN_FLIGHT {
-                let mut batch = spare.pop().unwrap_or_default();
-                while batch.packets.len() < BATCH {
-                    let Some((index, frame)) = merger.next() else {
-                        exhausted = true;
-                        break;
-                    };
-                    let record = merger.readers[index]
-                        .as_ref()
-                        .and_then(|(r, _)| r.current_mapped());
-                    if let Some(record) = record {
-                        batch.decode(index, &record, frame, &opts);
-                    }
-                    merger.advance(index);
-                }
-                if batch.packets.is_empty() {
+            // Consume whatever is ready at the front, without waiting; wait only when the
+            // queue is full or there is nothing left to decode.
+            loop {
+                let must_wait = exhausted || order.len() >= QUEUED;
+                let Some(front) = order.front_mut() else {
                     break;
+                };
+                let mut batch = match front {
+                    Slot::Here(batch) => std::mem::take(batch),
+                    Slot::Sent if must_wait => match done.recv() {
+                        Ok(batch) => batch,
+                        Err(_) => return Ok(()),
+                    },
+                    Slot::Sent => match done.try_recv() {
+                        Ok(batch) => batch,
+                        Err(_) => break,
+                    },
+                };
+                order.pop_front();
+                if consume(&mut batch)?.is_break() {
+                    return Ok(());
                 }
+                batch.clear();
+                spare.push(batch);
+            }
+            if exhausted {
+                return Ok(());
+            }
+            let mut batch = spare.pop().unwrap_or_default();
+            while batch.packets.len() < BATCH {
+                let Some((index, frame)) = merger.next() else {
+                    exhausted = true;
+                    break;
+                };
+                let record = merger.readers[index]
+                    .as_ref()
+                    .and_then(|(r, _)| r.current_mapped());
+                if let Some(record) = record {
+                    batch.decode(index, &record, frame, &opts);
+                }
+                merger.advance(index);
+            }
+            if batch.packets.is_empty() {
+                continue;
+            }
+            if backlog.load(Ordering::Relaxed) < IN_FLIGHT {
+                backlog.fetch_add(1, Ordering::Relaxed);
                 // The worker only ends when this sender is dropped, so the send succeeds.
                 let _ = to_worker.send(batch);
-                in_flight += 1;
+                order.push_back(Slot::Sent);
+            } else {
+                work(&mut batch);
+                order.push_back(Slot::Here(batch));
             }
-            if in_flight == 0 {
-                return Ok(());
-            }
-            let Ok(mut batch) = done.recv() else {
-                return Ok(());
-            };
-            in_flight -= 1;
-            if consume(&mut batch)?.is_break() {
-                return Ok(());
-            }
-            batch.clear();
-            spare.push(batch);
         }
     })
 }

@@ -284,3 +284,47 @@ fn output_is_identical_with_and_without_the_crc_thread() {
         }
     }
 }
+
+/// A capture of `copies` repetitions of a fixture's records: enough packets for many
+/// batches, so that both threads of the pipeline take part.
+fn repeated(dir: &std::path::Path, name: &str, copies: usize) -> String {
+    let source = std::fs::read(fixture(name)).unwrap();
+    let (header, records) = source.split_at(24);
+    let path = dir.join(format!("{copies}x{name}"));
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    file.write_all(header).unwrap();
+    for _ in 0..copies {
+        file.write_all(records).unwrap();
+    }
+    drop(file);
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn output_is_identical_on_one_thread_and_two_over_many_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    // Tens of thousands of packets: dozens of batches, some worked on by each thread.
+    let roce = repeated(dir.path(), "roce_v2_opcodes.pcap", 1500);
+    let pfc = repeated(dir.path(), "pfc_pause.pcap", 3000);
+    let commands: [&[&str]; 7] = [
+        &["read", "--json", &roce],
+        &["read", "--json", &roce, &pfc],
+        &["read", "--time", "delta", &roce, &pfc],
+        &["read", "--time", "relative", "-Y", "bth.opcode < 6", &roce],
+        &["read", "--json", "-c", "20481", &roce],
+        &["read", "-c", "4097", &roce, &pfc],
+        &["analyze", "--json", &roce, &pfc],
+    ];
+    for command in commands {
+        let run = |threads: &str| {
+            let mut args = vec![command[0], "--threads", threads];
+            args.extend_from_slice(&command[1..]);
+            let out = rdmadump(&args);
+            assert!(out.status.success(), "{command:?}: {}", stderr(&out));
+            out.stdout
+        };
+        let one = run("1");
+        assert!(one.len() > 100_000, "{command:?}: only {} bytes", one.len());
+        assert!(run("2") == one, "{command:?} differs on two threads");
+    }
+}
