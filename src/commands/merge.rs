@@ -14,15 +14,18 @@ use crate::dissect::{CrcMode, DecodeOptions, Packet, dissect_into};
 use crate::filter::PacketFilter;
 
 /// Packets decoded per batch on the pipelined path: large enough that handing a batch to
-/// the other thread costs nothing per packet, small enough to stay in cache.
-const BATCH: usize = 2048;
+/// the other thread costs nothing per packet, small enough that a batch's packets (250 KB)
+/// stay in the second-level cache between the two threads. Measured against 2048: the same
+/// on 460 MB, and 19 ms instead of 25 ms on a 40k-frame capture, which pays less for first
+/// touching fresh batch memory.
+const BATCH: usize = 512;
 
 /// Batches waiting for the worker thread (or being worked on) beyond which this thread
 /// works on a batch itself.
 const IN_FLIGHT: usize = 2;
 
 /// Batches decoded and not yet consumed, wherever they are: this bounds memory when the
-/// consumer is slow, at about 2 MB a batch.
+/// consumer is slow, at about 250 KB of packets a batch plus its rendered output.
 const QUEUED: usize = 6;
 
 struct Merger<'m> {
