@@ -1,0 +1,179 @@
+//! Micro-benchmarks for the per-packet work: container walk, dissection, CRCs and JSON.
+//! `benches/run.sh` measures whole runs on large captures; these say where a packet's time
+//! goes. Run with `cargo bench --bench decode`.
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rdmadump::capture::{CaptureReader, Record, SliceInput};
+use rdmadump::crc::{IcrcPrefix, icrc, vcrc};
+use rdmadump::dissect::{CrcMode, DecodeOptions, dissect};
+use rdmadump::output::json;
+
+/// One record of a fixture, owned, so that benchmarks can borrow it as a `Record`.
+struct Frame {
+    name: &'static str,
+    data: Vec<u8>,
+    orig_len: u32,
+    linktype: u32,
+}
+
+impl Frame {
+    fn record(&self) -> Record<'_> {
+        Record {
+            data: &self.data,
+            orig_len: self.orig_len,
+            ts_ns: Some(1_700_000_000_000_000_000),
+            linktype: self.linktype,
+            iface: 0,
+            offset: 0,
+        }
+    }
+}
+
+/// Frame `index` (0-based) of fixture `file`.
+fn frame(name: &'static str, file: &str, index: usize) -> Frame {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(file);
+    let bytes = std::fs::read(&path).expect("fixture");
+    let mut reader = CaptureReader::new(SliceInput::new(&bytes)).expect("capture");
+    for _ in 0..index {
+        assert!(reader.advance().expect("record"));
+    }
+    assert!(
+        reader.advance().expect("record"),
+        "{file} has no frame {index}"
+    );
+    let record = reader.current().expect("record");
+    Frame {
+        name,
+        data: record.data.to_vec(),
+        orig_len: record.orig_len,
+        linktype: record.linktype,
+    }
+}
+
+fn frames() -> Vec<Frame> {
+    vec![
+        frame("roce_v2_ipv4_send", "roce_v2_opcodes.pcap", 0),
+        frame("roce_v2_ipv6_vlan", "roce_v2_ipv6_vlan.pcap", 0),
+        frame("roce_v1", "roce_v1.pcap", 0),
+        frame("ib_native_vcrc", "ib_native.pcap", 0),
+        frame("pfc", "pfc_pause.pcap", 0),
+    ]
+}
+
+fn bench_dissect(c: &mut Criterion) {
+    let mut group = c.benchmark_group("dissect");
+    let frames = frames();
+    for (mode, crc) in [
+        ("with_crcs", CrcMode::Inline),
+        ("no_crcs", CrcMode::Deferred),
+    ] {
+        let opts = DecodeOptions {
+            crc,
+            ..DecodeOptions::default()
+        };
+        for f in &frames {
+            let record = f.record();
+            group.throughput(Throughput::Bytes(f.data.len() as u64));
+            group.bench_with_input(BenchmarkId::new(mode, f.name), &record, |b, r| {
+                b.iter(|| dissect(black_box(r), 1, &opts))
+            });
+        }
+    }
+    group.finish();
+}
+
+/// A payload of `len` bytes after a RoCE v2 IPv4/UDP header, as the ICRC sees it.
+fn roce_v2_parts(len: usize) -> ([u8; 20], [u8; 8], Vec<u8>) {
+    let ip = [
+        0x45, 0x02, 0, 0, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+    ];
+    let udp = [0xc0, 0x00, 0x12, 0xb7, 0, 0, 0, 0];
+    let covered = (0..len).map(|i| (i as u8).wrapping_mul(31)).collect();
+    (ip, udp, covered)
+}
+
+fn bench_crcs(c: &mut Criterion) {
+    let mut group = c.benchmark_group("crc");
+    for len in [64usize, 1024, 4096] {
+        let (ip, udp, covered) = roce_v2_parts(len);
+        group.throughput(Throughput::Bytes(len as u64));
+        group.bench_with_input(
+            BenchmarkId::new("icrc_roce_v2", len),
+            &covered,
+            |b, bytes| {
+                b.iter(|| {
+                    icrc(
+                        IcrcPrefix::RoceV2 {
+                            ip: black_box(&ip),
+                            ipv6: false,
+                            udp: black_box(&udp),
+                        },
+                        black_box(bytes),
+                    )
+                })
+            },
+        );
+        // The floor: the same bytes through crc32fast with no masked header.
+        group.bench_with_input(
+            BenchmarkId::new("crc32fast_floor", len),
+            &covered,
+            |b, bytes| b.iter(|| crc32fast::hash(black_box(bytes))),
+        );
+        group.bench_with_input(BenchmarkId::new("vcrc", len), &covered, |b, bytes| {
+            b.iter(|| vcrc(black_box(bytes)))
+        });
+    }
+    group.finish();
+}
+
+fn bench_json(c: &mut Criterion) {
+    let mut group = c.benchmark_group("json");
+    let opts = DecodeOptions::default();
+    let mut out = Vec::with_capacity(4096);
+    for f in frames() {
+        let pkt = dissect(&f.record(), 1, &opts);
+        group.bench_function(f.name, |b| {
+            b.iter(|| {
+                out.clear();
+                json::write_packet(&mut out, black_box(&pkt), None);
+                out.len()
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Walking the records of an in-memory pcap: the container reader's cost per record.
+fn bench_walk(c: &mut Criterion) {
+    let source =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/roce_v2_opcodes.pcap"))
+            .expect("fixture");
+    let (header, records) = source.split_at(24);
+    let mut capture = header.to_vec();
+    let mut count = 0u64;
+    while capture.len() < 4 << 20 {
+        capture.extend_from_slice(records);
+        count += 32;
+    }
+    let mut group = c.benchmark_group("walk");
+    group.throughput(Throughput::Elements(count));
+    group.bench_function("pcap_records", |b| {
+        b.iter(|| {
+            let mut reader = CaptureReader::new(SliceInput::new(&capture)).expect("capture");
+            let mut bytes = 0usize;
+            while reader.advance().expect("record") {
+                bytes += reader.current().map_or(0, |r| r.data.len());
+            }
+            bytes
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_dissect, bench_crcs, bench_json, bench_walk);
+criterion_main!(benches);
