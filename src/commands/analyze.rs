@@ -76,6 +76,11 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The terminal's own width, asked of the terminal (comfy-table's tty support), then
+/// `COLUMNS` for terminals that cannot be asked.
 fn terminal_width() -> Option<u16> {
-    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok())
+    comfy_table::Table::new()
+        .width()
+        .filter(|&w| w > 0)
+        .or_else(|| std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()))
 }

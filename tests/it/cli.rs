@@ -242,24 +242,71 @@ fn help_shows_examples_for_each_subcommand() {
     }
 }
 
+/// A capture of about 70 MB, above the progress-bar threshold.
+fn capture_of_70_mb(dir: &std::path::Path) -> String {
+    let source = std::fs::read(fixture("roce_v2_opcodes.pcap")).unwrap();
+    let records = source.len() - 24;
+    repeated(dir, "roce_v2_opcodes.pcap", (70 << 20) / records + 1)
+}
+
 #[test]
 fn no_progress_bar_when_stderr_is_not_a_terminal() {
-    // A 70 MB capture: above the progress-bar threshold.
     let dir = tempfile::tempdir().unwrap();
-    let big = dir.path().join("big.pcap");
-    let source = std::fs::read(fixture("roce_v2_opcodes.pcap")).unwrap();
-    let (header, records) = source.split_at(24);
-    let mut file = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
-    file.write_all(header).unwrap();
-    let mut written = 0;
-    while written < 70 << 20 {
-        file.write_all(records).unwrap();
-        written += records.len();
-    }
-    drop(file);
-    let out = rdmadump(&["analyze", big.to_str().unwrap()]);
+    let big = capture_of_70_mb(dir.path());
+    let out = rdmadump(&["analyze", &big]);
     assert!(out.status.success());
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
+}
+
+/// Runs rdmadump on a pseudo-terminal `columns` wide, through util-linux `script`, and
+/// returns what the terminal showed (stdout and stderr together, as on a screen).
+fn on_a_terminal(columns: u16, args: &[&str]) -> String {
+    let mut command = format!(
+        "stty cols {columns} rows 50; exec '{}'",
+        env!("CARGO_BIN_EXE_rdmadump")
+    );
+    for arg in args {
+        command.push_str(&format!(" '{arg}'"));
+    }
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(crate::harness::root())
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux script, to give rdmadump a terminal");
+    assert!(out.status.success(), "{command}: {}", stderr(&out));
+    stdout(&out).replace('\r', "")
+}
+
+fn widest_line(text: &str) -> usize {
+    text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+#[test]
+fn tables_fit_the_terminal_they_are_shown_on() {
+    let capture = "fixtures/scenarios/gbn_wrap.pcap";
+    let narrow = on_a_terminal(70, &["analyze", "--color", "never", capture]);
+    assert!(narrow.contains("Flows"), "{narrow}");
+    assert!(widest_line(&narrow) <= 70, "{narrow}");
+    // On a wide terminal the tables take the room they need, more than the 80-column default.
+    let wide = on_a_terminal(200, &["analyze", "--color", "never", capture]);
+    assert!(widest_line(&wide) > 80, "{wide}");
+}
+
+#[test]
+fn color_by_default_on_a_terminal() {
+    let capture = "fixtures/scenarios/gbn_wrap.pcap";
+    assert!(on_a_terminal(100, &["analyze", capture]).contains('\x1b'));
+    assert!(!on_a_terminal(100, &["analyze", "--color", "never", capture]).contains('\x1b'));
+}
+
+#[test]
+fn progress_bar_when_stderr_is_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = capture_of_70_mb(dir.path());
+    let screen = on_a_terminal(100, &["analyze", "--color", "never", &big]);
+    // The bar shows bytes done of the total, the rate and the time left.
+    assert!(screen.contains("ETA") && screen.contains("MiB"), "{screen}");
 }
 
 #[test]
