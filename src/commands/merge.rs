@@ -155,6 +155,9 @@ pub struct Batch<'m> {
     pub out: Vec<u8>,
     /// End offset in `out` of each rendered packet, for `-c N`.
     pub ends: Vec<usize>,
+    /// Offset in `out` where each packet's time is to be inserted, when times depend on
+    /// the packets before and are written in order by the consumer.
+    pub marks: Vec<usize>,
 }
 
 impl<'m> Batch<'m> {
@@ -170,6 +173,7 @@ impl<'m> Batch<'m> {
         self.packets.clear();
         self.out.clear();
         self.ends.clear();
+        self.marks.clear();
     }
 }
 
@@ -264,6 +268,7 @@ where
                 packets: recycle(std::mem::take(&mut parked.packets)),
                 out: std::mem::take(&mut parked.out),
                 ends: std::mem::take(&mut parked.ends),
+                marks: std::mem::take(&mut parked.marks),
             };
             batch.decode(index, &record, frame, opts);
             work(&mut batch);
@@ -273,6 +278,7 @@ where
                 packets: recycle(batch.packets),
                 out: batch.out,
                 ends: batch.ends,
+                marks: batch.marks,
             };
         }
         if flow.is_break() {

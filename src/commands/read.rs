@@ -4,7 +4,6 @@ use std::io::Write;
 use std::ops::ControlFlow;
 
 use crate::cli::ReadArgs;
-use crate::dissect::Packet;
 use crate::filter::PacketFilter;
 use crate::output::time::{Clock, TimeFormat};
 use crate::output::{json, text};
@@ -34,28 +33,32 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
             )
         })
         .collect();
-    // Relative and delta times depend on the packets shown before, so those text lines are
-    // written in order by `write`; everything else is written by `render` on either thread.
+    // Relative and delta times depend on the packets shown before: `render` (on either
+    // thread) leaves a mark where the time goes, and `write` (in order) fills it in.
     let in_order = !args.json && args.time != TimeFormat::Absolute;
-    let render_one = |out: &mut Vec<u8>, clock: &mut Clock, file: usize, pkt: &Packet<'_>| {
-        if args.json {
-            json::write_packet(out, pkt, multiple.then(|| names[file].as_str()));
-        } else {
-            text::write_packet(out, pkt, clock, multiple.then(|| short[file].as_str()));
-        }
-    };
     let render = |batch: &mut Batch<'_>| {
         for (_, pkt) in &mut batch.packets {
             pkt.verify_crcs();
         }
         batch.packets.retain(|(_, pkt)| filter.matches(pkt));
-        if in_order {
-            return;
-        }
         let mut clock = Clock::new(TimeFormat::Absolute);
         for (file, pkt) in &batch.packets {
-            render_one(&mut batch.out, &mut clock, *file, pkt);
-            batch.ends.push(batch.out.len());
+            let out = &mut batch.out;
+            if args.json {
+                json::write_packet(out, pkt, multiple.then(|| names[*file].as_str()));
+            } else if in_order {
+                text::write_frame(out, pkt, multiple.then(|| short[*file].as_str()));
+                batch.marks.push(out.len());
+                text::write_rest(out, pkt);
+            } else {
+                text::write_packet(
+                    out,
+                    pkt,
+                    &mut clock,
+                    multiple.then(|| short[*file].as_str()),
+                );
+            }
+            batch.ends.push(out.len());
         }
     };
     let mut clock = Clock::new(args.time);
@@ -63,29 +66,34 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     let mut pending: Vec<u8> = Vec::with_capacity(2 * FLUSH_AT);
     let mut shown = 0u64;
     let write = |batch: &mut Batch<'_>| {
-        if in_order {
-            for (file, pkt) in &batch.packets {
-                render_one(&mut batch.out, &mut clock, *file, pkt);
-                batch.ends.push(batch.out.len());
-            }
-        }
         let remaining = limit - shown;
-        let (bytes, stop) = if (batch.ends.len() as u64) < remaining {
-            shown += batch.ends.len() as u64;
-            (&batch.out[..], false)
+        let stop = batch.ends.len() as u64 >= remaining;
+        let lines = if stop {
+            remaining as usize
         } else {
-            (&batch.out[..batch.ends[remaining as usize - 1]], true)
+            batch.ends.len()
         };
-        if pending.is_empty() && bytes.len() >= FLUSH_AT {
+        shown += lines as u64;
+        let end = lines.checked_sub(1).map_or(0, |last| batch.ends[last]);
+        if in_order {
+            let mut start = 0;
+            let lines_with_times = batch.marks.iter().zip(&batch.ends).zip(&batch.packets);
+            for ((&mark, &line_end), (_, pkt)) in lines_with_times.take(lines) {
+                pending.extend_from_slice(&batch.out[start..mark]);
+                clock.write(&mut pending, pkt.ts_ns);
+                pending.extend_from_slice(&batch.out[mark..line_end]);
+                start = line_end;
+            }
+        } else if pending.is_empty() && end >= FLUSH_AT {
             // A whole batch of lines is written as it is, not copied first.
-            write_out(&mut out, bytes)?;
+            write_out(&mut out, &batch.out[..end])?;
         } else {
             // Small batches (one packet each when streaming) are gathered into larger writes.
-            pending.extend_from_slice(bytes);
-            if pending.len() >= FLUSH_AT || stop {
-                write_out(&mut out, &pending)?;
-                pending.clear();
-            }
+            pending.extend_from_slice(&batch.out[..end]);
+        }
+        if pending.len() >= FLUSH_AT || stop {
+            write_out(&mut out, &pending)?;
+            pending.clear();
         }
         Ok(if stop {
             ControlFlow::Break(())

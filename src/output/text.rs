@@ -11,6 +11,13 @@ use crate::wire::opcode;
 /// Appends one line (with its newline) describing `pkt`.
 /// `file` names the input when several are merged, so frame numbers stay unambiguous.
 pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, clock: &mut Clock, file: Option<&str>) {
+    write_frame(out, pkt, file);
+    clock.write(out, pkt.ts_ns);
+    write_rest(out, pkt);
+}
+
+/// The start of a line, up to where the time goes.
+pub fn write_frame(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
     match file {
         Some(name) => {
             let _ = write!(out, "{name}:{} ", pkt.frame);
@@ -19,7 +26,10 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, clock: &mut Clock, file
             let _ = write!(out, "{:>6} ", pkt.frame);
         }
     }
-    clock.write(out, pkt.ts_ns);
+}
+
+/// The rest of a line after the time, newline included.
+pub fn write_rest(out: &mut Vec<u8>, pkt: &Packet<'_>) {
     let _ = write!(out, " {:<9}", pkt.kind.name());
     for tag in pkt.vlans.iter() {
         let _ = write!(out, " vlan {} p{}", tag.vid(), tag.pcp());
