@@ -520,6 +520,17 @@ fn run_fed(cmd: &mut Command, feed: &Feed<'_>) -> ExitStatus {
 /// child's (the child starts as a copy of this test process). GNU time spawns from a tiny
 /// process, which is why it is preferred.
 fn peak_rss_by_wait4(args: &[&str], feed: &Feed<'_>, what: &str) -> u64 {
+    let (status, usage) = run_and_reap(args, feed);
+    assert!(
+        libc::WIFEXITED(status) && matches!(libc::WEXITSTATUS(status), 0 | 2),
+        "{what}: rdmadump ended with wait status {status:#x}"
+    );
+    // Linux reports ru_maxrss in KiB.
+    usage.ru_maxrss as u64
+}
+
+/// Runs rdmadump to its end and returns its wait status and the kernel's account of it.
+fn run_and_reap(args: &[&str], feed: &Feed<'_>) -> (libc::c_int, libc::rusage) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_rdmadump"));
     cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
     if matches!(feed, Feed::SlowStdin(_)) {
@@ -539,12 +550,7 @@ fn peak_rss_by_wait4(args: &[&str], feed: &Feed<'_>, what: &str) -> u64 {
     // both pointers are to live locals.
     let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(reaped, pid, "wait4: {}", io::Error::last_os_error());
-    assert!(
-        libc::WIFEXITED(status) && matches!(libc::WEXITSTATUS(status), 0 | 2),
-        "{what}: rdmadump ended with wait status {status:#x}"
-    );
-    // Linux reports ru_maxrss in KiB.
-    usage.ru_maxrss as u64
+    (status, usage)
 }
 
 fn peak_rss(args: &[&str], feed: &Feed<'_>, what: &str) -> u64 {
@@ -667,18 +673,7 @@ fn psn_back_and_forth(packets: usize) -> Vec<u8> {
 /// The CPU time (user + system, all threads) of one run. CPU time rather than wall time:
 /// a run that waits for the other core, busy with a parallel test or CI, is not charged.
 fn cpu_time(args: &[&str]) -> Duration {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rdmadump"));
-    cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
-    // Reaped below by wait4, which std cannot see.
-    #[allow(clippy::zombie_processes)]
-    let child = cmd.spawn().expect("run rdmadump");
-    let pid = child.id() as libc::pid_t;
-    let mut status: libc::c_int = 0;
-    // SAFETY: rusage is plain data, for which all-zero bytes are a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet reaped; both pointers are to live locals.
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid, "wait4: {}", io::Error::last_os_error());
+    let (status, usage) = run_and_reap(args, &Feed::Args);
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
         "rdmadump {args:?}: wait status {status:#x}"
