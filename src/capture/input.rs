@@ -2,6 +2,7 @@
 //! read through a growing buffer. Both hand out borrowed slices, so records are never copied
 //! out of the file mapping, and a stream never holds more than the largest record in memory.
 
+use super::Mapped;
 use std::io::{self, Read};
 
 /// A forward-only byte source that can show the next `n` bytes without consuming them.
@@ -22,11 +23,44 @@ pub trait Input {
 pub struct SliceInput<'m> {
     data: &'m [u8],
     pos: usize,
+    /// The mapping `data` comes from, brought in a window at a time ahead of reading.
+    mapping: Option<&'m Mapped>,
+    /// Bytes before this offset have been brought in.
+    populated: usize,
 }
+
+/// How much of a mapping is brought in at once, ahead of the reading position. Populating
+/// the whole file up front (MAP_POPULATE) would read a capture larger than memory twice:
+/// once to populate, evicting its start, and again to decode it.
+const POPULATE_WINDOW: usize = 32 << 20;
 
 impl<'m> SliceInput<'m> {
     pub fn new(data: &'m [u8]) -> Self {
-        SliceInput { data, pos: 0 }
+        SliceInput {
+            data,
+            pos: 0,
+            mapping: None,
+            populated: 0,
+        }
+    }
+
+    /// Reads a memory-mapped file, bringing it in a window at a time just ahead of reading.
+    pub fn over_mapping(mapping: &'m Mapped) -> Self {
+        SliceInput {
+            mapping: Some(mapping),
+            ..SliceInput::new(mapping)
+        }
+    }
+
+    #[inline]
+    fn keep_populated_ahead(&mut self) {
+        if let Some(mapping) = self.mapping
+            && self.pos + POPULATE_WINDOW / 2 >= self.populated
+            && self.populated < self.data.len()
+        {
+            mapping.populate(self.populated, POPULATE_WINDOW);
+            self.populated += POPULATE_WINDOW;
+        }
     }
 
     /// Up to `n` bytes from the current position, borrowed for as long as the data itself.
@@ -39,6 +73,7 @@ impl<'m> SliceInput<'m> {
 impl Input for SliceInput<'_> {
     #[inline]
     fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        self.keep_populated_ahead();
         let rest = self.data.get(self.pos..).unwrap_or_default();
         Ok(&rest[..n.min(rest.len())])
     }

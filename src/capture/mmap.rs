@@ -15,14 +15,39 @@ use std::ops::Deref;
 pub struct Mapped(memmap2::Mmap);
 
 impl Mapped {
+    /// Maps `file` without reading it: `populate` brings in each part before it is read.
     pub fn map(file: &File) -> io::Result<Mapped> {
         // SAFETY: the mapping is read-only and private to this process; see the module
         // comment for the truncation hazard and the `--no-mmap` escape hatch.
-        let map = unsafe { memmap2::MmapOptions::new().populate().map(file)? };
+        let map = unsafe { memmap2::MmapOptions::new().map(file)? };
         // Records are read front to back once.
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Sequential);
         Ok(Mapped(map))
+    }
+
+    /// Makes `offset..offset + len` ready to read without page faults, waiting for it
+    /// (MADV_POPULATE_READ), and asks the kernel to start reading the `len` bytes after it
+    /// (MADV_WILLNEED), so that disk reads overlap decoding. Where the kernel has neither
+    /// (before Linux 5.14, or not Linux), reading simply takes page faults. Best effort:
+    /// the bytes are read either way.
+    pub fn populate(&self, offset: usize, len: usize) {
+        let len = len.min(self.0.len().saturating_sub(offset));
+        if len == 0 {
+            return;
+        }
+        #[cfg(target_os = "linux")]
+        let _ = self
+            .0
+            .advise_range(memmap2::Advice::PopulateRead, offset, len);
+        let ahead = (offset + len).min(self.0.len());
+        let ahead_len = len.min(self.0.len() - ahead);
+        #[cfg(unix)]
+        if ahead_len > 0 {
+            let _ = self
+                .0
+                .advise_range(memmap2::Advice::WillNeed, ahead, ahead_len);
+        }
     }
 }
 

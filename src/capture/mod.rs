@@ -275,7 +275,9 @@ macro_rules! delegate {
 impl<'m> AnyReader<'m> {
     pub fn open(source: &'m mut Source) -> Result<Self, CaptureError> {
         Ok(match source {
-            Source::Mapped(map) => AnyReader::Mapped(CaptureReader::new(SliceInput::new(map))?),
+            Source::Mapped(map) => {
+                AnyReader::Mapped(CaptureReader::new(SliceInput::over_mapping(map))?)
+            }
             Source::Stream(stream, hint) => {
                 let stream = std::mem::replace(stream, Box::new(io::empty()));
                 AnyReader::Stream(CaptureReader::new(ReadInput::new(stream, *hint))?)
