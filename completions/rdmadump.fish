@@ -44,7 +44,7 @@ malformed\t''"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l color -d 'When to use color' -r -f -a "never\t''
 auto\t''
 always\t''"
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l threads -d 'Threads to use; 1 does everything on one core (default: one per core). Results are identical either way' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l threads -d 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s c -l count -d 'Stop after N matching packets' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l time -d 'How to show timestamps in text output' -r -f -a "absolute\t'Wall-clock time of day, UTC, to the nanosecond'
 relative\t'Seconds since the first packet shown'
@@ -66,7 +66,7 @@ malformed\t''"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l color -d 'When to use color' -r -f -a "never\t''
 auto\t''
 always\t''"
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l threads -d 'Threads to use; 1 does everything on one core (default: one per core). Results are identical either way' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l threads -d 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s c -l count -d 'Analyse only the first N matching packets' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l pmtu -d 'Path MTU in bytes, for READ PSN accounting (default: largest payload seen per flow)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l link-speed -d 'Link speed that converts PFC quanta to time: 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G' -r

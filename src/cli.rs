@@ -82,7 +82,8 @@ pub struct InputArgs {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
-    /// Threads to use; 1 does everything on one core (default: one per core). Results are
+    /// Threads to use: 1 does everything on one core; 2 or more (the default on a machine
+    /// with several cores) shares decoding, CRCs and rendering between two. Output is
     /// identical either way
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
     pub threads: Option<usize>,

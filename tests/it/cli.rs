@@ -310,7 +310,7 @@ fn progress_bar_when_stderr_is_a_terminal() {
 }
 
 #[test]
-fn output_is_identical_with_and_without_the_crc_thread() {
+fn output_is_identical_on_one_thread_and_two_on_every_fixture() {
     let mut files: Vec<String> = std::fs::read_dir(fixture(""))
         .unwrap()
         .chain(std::fs::read_dir(fixture("scenarios")).unwrap())
