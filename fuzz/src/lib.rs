@@ -9,8 +9,8 @@
 use std::io::{self, Read};
 
 use rdmadump::analyze::{AnalyzeConfig, Analyzer, report, text as analyze_text};
+use rdmadump::capture::merge::InputReport;
 use rdmadump::capture::{CaptureReader, Input, ReadInput, Record, SliceInput, linktype};
-use rdmadump::commands::InputReport;
 use rdmadump::dissect::{CrcMode, DecodeOptions, Kind, Packet, dissect};
 use rdmadump::output::time::{Clock, TimeFormat};
 use rdmadump::output::{json, text};

@@ -4,7 +4,7 @@
 use super::flows::{Flow, FlowKey, FrameRef};
 use super::pfc::{ALL_PRIORITIES, Cascade, Storm};
 use super::{AnalyzeConfig, Analyzer, AnomalyKind, CrcCounts, What};
-use crate::commands::InputReport;
+use crate::capture::merge::InputReport;
 use crate::dissect::Kind;
 use crate::output::jsonw::{Obj, Sink, Spilling};
 use crate::wire::opcode::{self, Role};

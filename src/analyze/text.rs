@@ -9,7 +9,7 @@ use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, LineStyle, Tab
 use super::flows::FrameRef;
 use super::report::priority_name;
 use super::{Analyzer, AnomalyKind, What};
-use crate::commands::InputReport;
+use crate::capture::merge::InputReport;
 use crate::dissect::Kind;
 use crate::output::time::Seconds;
 use crate::wire::opcode::Role;

@@ -1,6 +1,7 @@
 //! Capture containers: classic pcap and pcapng, read from a file mapping or a stream.
 
 pub mod input;
+pub mod merge;
 mod mmap;
 mod pcap;
 mod pcapng;

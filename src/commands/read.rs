@@ -3,12 +3,13 @@
 use std::io::Write;
 use std::ops::ControlFlow;
 
+use crate::capture::merge::display_path;
 use crate::cli::ReadArgs;
 use crate::filter::PacketFilter;
 use crate::output::time::{Clock, TimeFormat};
 use crate::output::{json, text};
 
-use super::merge::Batch;
+use super::pipeline::Batch;
 
 /// Output is written in blocks of at least this many bytes.
 const FLUSH_AT: usize = 1 << 16;
@@ -23,14 +24,12 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     }
     let multiple = paths.len() > 1;
     // JSON names the input by the path as given, text lines by its base name.
-    let names: Vec<String> = paths.iter().map(|p| super::display_path(p)).collect();
+    let names: Vec<String> = paths.iter().map(|p| display_path(p)).collect();
     let short: Vec<String> = paths
         .iter()
         .map(|p| {
-            p.file_name().map_or_else(
-                || super::display_path(p),
-                |n| n.to_string_lossy().into_owned(),
-            )
+            p.file_name()
+                .map_or_else(|| display_path(p), |n| n.to_string_lossy().into_owned())
         })
         .collect();
     // Relative and delta times depend on the packets shown before: `render` (on either

@@ -1,5 +1,6 @@
-//! Reading every input in timestamp order: the streaming loop, and for memory-mapped inputs
-//! a pipelined one that verifies CRCs on a second core.
+//! The input loop of the commands: every input merged by timestamp, decoded, worked on
+//! (CRCs, filter, rendering) and consumed in order; for memory-mapped inputs, pipelined
+//! over two threads.
 
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
@@ -7,8 +8,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use super::{InputReport, Progress, display_path};
-use crate::capture::{AnyReader, Record, Source};
+use smallvec::SmallVec;
+
+use super::progress::{PROGRESS_EVERY, Progress};
+use crate::capture::Record;
+use crate::capture::merge::{InputReport, Merger, Notice, open_sources};
 use crate::cli::InputArgs;
 use crate::dissect::{CrcMode, DecodeOptions, Packet, dissect_into};
 use crate::filter::PacketFilter;
@@ -28,129 +32,56 @@ const WORKER_BACKLOG: usize = 2;
 /// consumer is slow, at about 250 KB of packets a batch plus its rendered output.
 const QUEUED: usize = 6;
 
-struct Merger<'m> {
-    readers: Vec<Option<(AnyReader<'m>, u64)>>,
-    report: InputReport,
+/// The merged inputs, with the progress bar and the messages that go with reading them.
+struct Inputs<'m> {
+    merger: Merger<'m>,
     progress: Progress,
 }
 
-impl<'m> Merger<'m> {
-    fn open(paths: &[PathBuf], sources: &'m mut [Option<Source>], report: InputReport) -> Self {
-        let mut merger = Merger {
-            readers: Vec::with_capacity(paths.len()),
-            report,
-            progress: Progress::new(0),
-        };
-        for (source, path) in sources.iter_mut().zip(paths) {
-            let opened = source.as_mut().map(AnyReader::open);
-            let reader = match opened {
-                Some(Ok(mut reader)) => match reader.advance() {
-                    Ok(_) => Some((reader, 0)),
-                    Err(err) => failed(&mut merger.report, &display_path(path), &err),
-                },
-                Some(Err(err)) => failed(&mut merger.report, &display_path(path), &err),
-                None => None,
-            };
-            merger.readers.push(reader);
-        }
-        let total = merger
-            .readers
-            .iter()
-            .flatten()
-            .filter_map(|(r, _)| r.len_hint())
-            .sum();
-        merger.progress = Progress::new(total);
-        merger
-    }
-
-    fn all_mapped(&self) -> bool {
-        self.readers.iter().flatten().all(|(r, _)| r.is_mapped())
-    }
-
-    /// The input whose current record is earliest, with its next frame number. A record
-    /// without a timestamp (pcapng SPB) goes first, so it stays next to its neighbours;
-    /// ties keep command-line order.
+impl<'m> Inputs<'m> {
     fn next(&mut self) -> Option<(usize, u64)> {
-        if self.report.records.is_multiple_of(super::PROGRESS_EVERY) {
-            let done = self
-                .readers
-                .iter()
-                .flatten()
-                .map(|(r, _)| r.position())
-                .sum();
-            self.progress.update(done, self.report.records);
+        let records = self.merger.records();
+        if records.is_multiple_of(PROGRESS_EVERY) {
+            self.progress.update(self.merger.position(), records);
         }
-        let mut next: Option<(usize, u64)> = None;
-        for (index, slot) in self.readers.iter().enumerate() {
-            if let Some((reader, _)) = slot
-                && let Some(ts) = reader.current_ts()
-            {
-                let ts = ts.unwrap_or(0);
-                if next.is_none_or(|(_, best)| ts < best) {
-                    next = Some((index, ts));
-                }
-            }
-        }
-        let (index, _) = next?;
-        let (_, frames) = self.readers[index].as_mut()?;
-        *frames += 1;
-        self.report.records += 1;
-        Some((index, *frames))
+        self.merger.next_record()
     }
 
-    /// Moves input `index` past the record just used, reporting what the container says.
     fn advance(&mut self, index: usize) {
-        let Some((reader, _)) = self.readers[index].as_mut() else {
-            return;
-        };
-        let advanced = reader.advance();
-        let name = &self.report.files[index];
-        print_warnings(reader, name);
-        match advanced {
-            Ok(true) => {}
-            Ok(false) => {
-                self.report.truncated |= reader.was_cut_short();
-                self.readers[index] = None;
-            }
-            Err(err) => {
-                eprintln!("rdmadump: {name}: {err}");
-                self.report.failed = true;
-                self.readers[index] = None;
-            }
+        self.merger.advance(index);
+        let (files, notices) = self.merger.files_and_notices();
+        for notice in notices {
+            print_notice(files, &notice);
         }
     }
 
-    fn finish(mut self) -> InputReport {
+    fn finish(self) -> InputReport {
         self.progress.finish();
-        for (slot, name) in self.readers.iter_mut().zip(&self.report.files) {
-            if let Some((reader, _)) = slot {
-                print_warnings(reader, name);
-            }
+        let (report, notices) = self.merger.finish();
+        for notice in &notices {
+            print_notice(&report.files, notice);
         }
-        self.report
+        report
     }
 }
 
-/// Says on stderr that input `name` failed, and marks the run as failed.
-fn failed<T>(report: &mut InputReport, name: &str, err: &dyn std::fmt::Display) -> Option<T> {
-    eprintln!("rdmadump: {name}: {err}");
-    report.failed = true;
-    None
-}
-
-fn print_warnings(reader: &mut AnyReader<'_>, name: &str) {
-    if reader.has_warnings() {
-        for warning in reader.take_warnings() {
-            eprintln!("rdmadump: warning: {name}: {warning}");
-        }
+/// Says on stderr what reading an input found.
+pub fn print_notice(files: &[String], notice: &Notice) {
+    let name = files.get(notice.file).map_or("?", String::as_str);
+    if notice.fatal {
+        eprintln!("rdmadump: {name}: {}", notice.message);
+    } else {
+        eprintln!("rdmadump: warning: {name}: {}", notice.message);
     }
 }
 
 /// Packets decoded together, and what the worker stage made of them.
 #[derive(Default)]
 pub struct Batch<'m> {
-    /// Input index and packet, in timestamp order.
-    pub packets: Vec<(usize, Packet<'m>)>,
+    /// Input index and packet, in timestamp order. One packet is kept inline: a stream's
+    /// record lives only until its reader moves on, so the streaming path makes a batch
+    /// per packet, and that batch must not allocate.
+    pub packets: SmallVec<[(usize, Packet<'m>); 1]>,
     /// Output the worker stage rendered, if any.
     pub out: Vec<u8>,
     /// End offset in `out` of each rendered packet, for `-c N`.
@@ -192,28 +123,23 @@ where
     W: for<'m> Fn(&mut Batch<'m>) + Sync,
     C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
 {
-    let mut report = InputReport {
-        files: paths.iter().map(|p| display_path(p)).collect(),
-        ..InputReport::default()
+    let mut opened = Vec::new();
+    let mut sources = open_sources(paths, args.no_mmap, &mut opened);
+    let merger = Merger::open(paths, &mut sources, opened);
+    let mut inputs = Inputs {
+        progress: Progress::new(merger.len_hint()),
+        merger,
     };
-    let mut sources: Vec<Option<Source>> = paths
-        .iter()
-        .map(|path| match Source::open(path, args.no_mmap) {
-            Ok(source) => Some(source),
-            Err(err) => failed(&mut report, &display_path(path), &err),
-        })
-        .collect();
-    let mut merger = Merger::open(paths, &mut sources, report);
     let opts = super::decode_options(args);
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads > 1 && merger.all_mapped() {
-        pipelined(&mut merger, opts, &work, consume)?;
+    if threads > 1 && inputs.merger.all_mapped() {
+        pipelined(&mut inputs, opts, &work, consume)?;
     } else {
-        streaming(&mut merger, &opts, &work, consume)?;
+        streaming(&mut inputs, &opts, &work, consume)?;
     }
-    Ok(merger.finish())
+    Ok(inputs.finish())
 }
 
 /// `for_each_batch` for callers that take one packet at a time: CRCs and the filter run in
@@ -246,7 +172,7 @@ pub fn for_each_packet(
 
 /// One packet at a time, for streams, whose record bytes live only until the next read.
 fn streaming<W, C>(
-    merger: &mut Merger<'_>,
+    inputs: &mut Inputs<'_>,
     opts: &DecodeOptions,
     work: &W,
     mut consume: C,
@@ -255,50 +181,37 @@ where
     W: for<'m> Fn(&mut Batch<'m>),
     C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
 {
-    // A record lives only until its reader moves on, so each packet gets a batch of its own;
-    // the batch's allocations are carried over from one packet to the next.
-    let mut parked = Batch::<'static>::default();
-    while let Some((index, frame)) = merger.next() {
-        let Some((reader, _)) = merger.readers[index].as_mut() else {
-            break;
-        };
+    // The output buffers carry over from one packet to the next; the packet itself sits
+    // inline in a batch made afresh for each record.
+    let mut out = Vec::new();
+    let mut ends = Vec::new();
+    let mut marks = Vec::new();
+    while let Some((index, frame)) = inputs.next() {
         let mut flow = ControlFlow::Continue(());
-        if let Some(record) = reader.current() {
+        if let Some(record) = inputs.merger.current(index) {
             let mut batch = Batch {
-                packets: recycle(std::mem::take(&mut parked.packets)),
-                out: std::mem::take(&mut parked.out),
-                ends: std::mem::take(&mut parked.ends),
-                marks: std::mem::take(&mut parked.marks),
+                packets: SmallVec::new(),
+                out: std::mem::take(&mut out),
+                ends: std::mem::take(&mut ends),
+                marks: std::mem::take(&mut marks),
             };
             batch.decode(index, &record, frame, opts);
             work(&mut batch);
             flow = consume(&mut batch)?;
             batch.clear();
-            parked = Batch {
-                packets: recycle(batch.packets),
-                out: batch.out,
-                ends: batch.ends,
-                marks: batch.marks,
-            };
+            (out, ends, marks) = (batch.out, batch.ends, batch.marks);
         }
         if flow.is_break() {
             return Ok(());
         }
-        merger.advance(index);
+        inputs.advance(index);
     }
     Ok(())
 }
 
-/// An emptied vector's allocation, reused for packets of another lifetime: collecting an
-/// empty iterator into a vector of the same layout happens in place, without allocating.
-// The `filter_map` is what changes the element type; clippy sees only that it keeps nothing.
-#[allow(clippy::unnecessary_filter_map)]
-fn recycle<'a, 'b>(mut packets: Vec<(usize, Packet<'a>)>) -> Vec<(usize, Packet<'b>)> {
-    packets.clear();
-    packets.into_iter().filter_map(|_| None).collect()
-}
-
 /// Where a batch in the pipeline is: worked on here, or sent to the worker thread.
+// At most QUEUED slots exist at once, so the inline packet of a batch costs nothing here.
+#[allow(clippy::large_enum_variant)]
 enum Slot<'m> {
     Here(Batch<'m>),
     Sent,
@@ -312,7 +225,7 @@ enum Slot<'m> {
 /// worked on them. Packets borrow the file mappings, so a batch holds no copies of packet
 /// bytes.
 fn pipelined<'m, W, C>(
-    merger: &mut Merger<'m>,
+    inputs: &mut Inputs<'m>,
     mut opts: DecodeOptions,
     work: &W,
     mut consume: C,
@@ -376,17 +289,14 @@ where
             }
             let mut batch = spare.pop().unwrap_or_default();
             while batch.packets.len() < BATCH {
-                let Some((index, frame)) = merger.next() else {
+                let Some((index, frame)) = inputs.next() else {
                     exhausted = true;
                     break;
                 };
-                let record = merger.readers[index]
-                    .as_ref()
-                    .and_then(|(r, _)| r.current_mapped());
-                if let Some(record) = record {
+                if let Some(record) = inputs.merger.current_mapped(index) {
                     batch.decode(index, &record, frame, &opts);
                 }
-                merger.advance(index);
+                inputs.advance(index);
             }
             if batch.packets.is_empty() {
                 continue;
@@ -402,18 +312,4 @@ where
             }
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn recycling_keeps_the_allocation() {
-        let parked: Vec<(usize, Packet<'static>)> = Vec::with_capacity(8);
-        let address = parked.as_ptr() as usize;
-        let reused: Vec<(usize, Packet<'_>)> = recycle(parked);
-        assert_eq!(reused.as_ptr() as usize, address);
-        assert_eq!(reused.capacity(), 8);
-    }
 }

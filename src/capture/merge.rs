@@ -1,0 +1,235 @@
+//! Several captures read as one, in timestamp order: what `analyze` needs when capture
+//! points are given together. The merge reports what went wrong as values; printing them
+//! is the caller's business.
+
+use std::path::{Path, PathBuf};
+
+use super::{AnyReader, Record, Source};
+
+/// What reading the inputs found, beyond the packets themselves.
+#[derive(Debug, Default, Clone)]
+pub struct InputReport {
+    /// The inputs as the user named them (`<stdin>` for `-`).
+    pub files: Vec<String>,
+    /// Records read, before filtering.
+    pub records: u64,
+    /// Some input ended in the middle of a record.
+    pub truncated: bool,
+    /// Some input could not be opened or was damaged beyond recovery.
+    pub failed: bool,
+}
+
+/// Something to tell the user about one input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// Index of the input in the order given.
+    pub file: usize,
+    /// True when the input could not be read (any further); false for a warning about a
+    /// container that was read on.
+    pub fatal: bool,
+    pub message: String,
+}
+
+/// How an input is named in messages: `-` is standard input.
+pub fn display_path(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Opens every path (see [`Source::open`]); a path that cannot be opened is `None`, with a
+/// fatal notice.
+pub fn open_sources(
+    paths: &[PathBuf],
+    no_mmap: bool,
+    notices: &mut Vec<Notice>,
+) -> Vec<Option<Source>> {
+    paths
+        .iter()
+        .enumerate()
+        .map(|(file, path)| match Source::open(path, no_mmap) {
+            Ok(source) => Some(source),
+            Err(err) => {
+                notices.push(Notice {
+                    file,
+                    fatal: true,
+                    message: err.to_string(),
+                });
+                None
+            }
+        })
+        .collect()
+}
+
+/// A k-way merge of capture readers by record timestamp. Frame numbers count per input,
+/// from 1, as Wireshark numbers them.
+pub struct Merger<'m> {
+    /// Each input's reader with the frame number of its current record; `None` once the
+    /// input is finished or failed.
+    readers: Vec<Option<(AnyReader<'m>, u64)>>,
+    report: InputReport,
+    notices: Vec<Notice>,
+}
+
+impl<'m> Merger<'m> {
+    /// Opens a reader on every source and positions it on its first record. `notices`
+    /// holds what opening the sources already found.
+    pub fn open(
+        paths: &[PathBuf],
+        sources: &'m mut [Option<Source>],
+        mut notices: Vec<Notice>,
+    ) -> Self {
+        let mut report = InputReport {
+            files: paths.iter().map(|p| display_path(p)).collect(),
+            failed: notices.iter().any(|n| n.fatal),
+            ..InputReport::default()
+        };
+        let mut readers = Vec::with_capacity(sources.len());
+        for (file, source) in sources.iter_mut().enumerate() {
+            let opened = source.as_mut().map(AnyReader::open);
+            let reader = match opened {
+                Some(Ok(mut reader)) => match reader.advance() {
+                    Ok(_) => Some((reader, 0)),
+                    Err(err) => fail(&mut report, &mut notices, file, &err),
+                },
+                Some(Err(err)) => fail(&mut report, &mut notices, file, &err),
+                None => None,
+            };
+            readers.push(reader);
+        }
+        Merger {
+            readers,
+            report,
+            notices,
+        }
+    }
+
+    /// Total size of the inputs, where known, for a progress display.
+    pub fn len_hint(&self) -> u64 {
+        self.readers
+            .iter()
+            .flatten()
+            .filter_map(|(r, _)| r.len_hint())
+            .sum()
+    }
+
+    /// Bytes consumed so far over all inputs still open.
+    pub fn position(&self) -> u64 {
+        self.readers
+            .iter()
+            .flatten()
+            .map(|(r, _)| r.position())
+            .sum()
+    }
+
+    /// The inputs' names, in the order given.
+    pub fn files(&self) -> &[String] {
+        &self.report.files
+    }
+
+    /// Records handed out so far.
+    pub fn records(&self) -> u64 {
+        self.report.records
+    }
+
+    /// True when every open input is memory-mapped, so records outlive the reader's next
+    /// step and can be held in batches.
+    pub fn all_mapped(&self) -> bool {
+        self.readers.iter().flatten().all(|(r, _)| r.is_mapped())
+    }
+
+    /// The input whose current record is earliest, with that record's frame number. A
+    /// record without a timestamp (pcapng SPB) goes first, so it stays next to its
+    /// neighbours; ties keep command-line order.
+    pub fn next_record(&mut self) -> Option<(usize, u64)> {
+        let mut next: Option<(usize, u64)> = None;
+        for (index, slot) in self.readers.iter().enumerate() {
+            if let Some((reader, _)) = slot
+                && let Some(ts) = reader.current_ts()
+            {
+                let ts = ts.unwrap_or(0);
+                if next.is_none_or(|(_, best)| ts < best) {
+                    next = Some((index, ts));
+                }
+            }
+        }
+        let (index, _) = next?;
+        let (_, frames) = self.readers[index].as_mut()?;
+        *frames += 1;
+        self.report.records += 1;
+        Some((index, *frames))
+    }
+
+    /// The current record of input `index`, borrowed until the input moves on.
+    pub fn current(&mut self, index: usize) -> Option<Record<'_>> {
+        self.readers.get_mut(index)?.as_mut()?.0.current()
+    }
+
+    /// The current record of a memory-mapped input `index`, borrowed from the mapping.
+    pub fn current_mapped(&self, index: usize) -> Option<Record<'m>> {
+        self.readers.get(index)?.as_ref()?.0.current_mapped()
+    }
+
+    /// Moves input `index` past the record just used, noting what the container says.
+    pub fn advance(&mut self, index: usize) {
+        let Some(Some((reader, _))) = self.readers.get_mut(index) else {
+            return;
+        };
+        let advanced = reader.advance();
+        collect_warnings(reader, index, &mut self.notices);
+        match advanced {
+            Ok(true) => {}
+            Ok(false) => {
+                self.report.truncated |= reader.was_cut_short();
+                self.readers[index] = None;
+            }
+            Err(err) => {
+                fail::<()>(&mut self.report, &mut self.notices, index, &err);
+                self.readers[index] = None;
+            }
+        }
+    }
+
+    /// The inputs' names, and what has been found since the last call, in the order found.
+    pub fn files_and_notices(&mut self) -> (&[String], std::vec::Drain<'_, Notice>) {
+        (&self.report.files, self.notices.drain(..))
+    }
+
+    /// Ends the merge: the summary, and the notices not yet taken.
+    pub fn finish(mut self) -> (InputReport, Vec<Notice>) {
+        for (file, slot) in self.readers.iter_mut().enumerate() {
+            if let Some((reader, _)) = slot {
+                collect_warnings(reader, file, &mut self.notices);
+            }
+        }
+        (self.report, self.notices)
+    }
+}
+
+/// Notes that input `file` failed, and marks the run as failed.
+fn fail<T>(
+    report: &mut InputReport,
+    notices: &mut Vec<Notice>,
+    file: usize,
+    err: &dyn std::fmt::Display,
+) -> Option<T> {
+    notices.push(Notice {
+        file,
+        fatal: true,
+        message: err.to_string(),
+    });
+    report.failed = true;
+    None
+}
+
+fn collect_warnings(reader: &mut AnyReader<'_>, file: usize, notices: &mut Vec<Notice>) {
+    if reader.has_warnings() {
+        notices.extend(reader.take_warnings().into_iter().map(|w| Notice {
+            file,
+            fatal: false,
+            message: w.to_string(),
+        }));
+    }
+}
