@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analyze::AnomalyKind;
@@ -71,7 +72,7 @@ pub struct InputArgs {
 
     /// Only packets of this kind
     #[arg(long, value_enum, value_name = "KIND")]
-    pub kind: Option<Kind>,
+    pub kind: Option<KindArg>,
 
     /// Read files through a buffer instead of memory-mapping them (safe for files that may
     /// be truncated while rdmadump reads them)
@@ -103,8 +104,8 @@ pub struct ReadArgs {
     pub count: Option<u64>,
 
     /// How to show timestamps in text output
-    #[arg(long, value_enum, default_value_t = TimeFormat::Absolute, value_name = "FORMAT")]
-    pub time: TimeFormat,
+    #[arg(long, value_enum, default_value_t = TimeArg(TimeFormat::Absolute), value_name = "FORMAT")]
+    pub time: TimeArg,
 }
 
 #[derive(Debug, Args)]
@@ -142,7 +143,7 @@ pub struct AnalyzeArgs {
 
     /// Exit with status 1 if anomalies of these kinds are found (comma-separated)
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KINDS")]
-    pub fail_on: Vec<AnomalyKind>,
+    pub fail_on: Vec<AnomalyKindArg>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -151,6 +152,60 @@ pub enum ColorChoice {
     Auto,
     Always,
 }
+
+/// Offers a library enum on the command line under the names the library gives it, so the
+/// domain types need no clap and the names are defined once.
+macro_rules! choice {
+    ($(#[$doc:meta])* $arg:ident($inner:ty), |$v:ident| $help:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct $arg(pub $inner);
+
+        impl $arg {
+            const VARIANTS: [$arg; <$inner>::ALL.len()] = {
+                let mut out = [$arg(<$inner>::ALL[0]); <$inner>::ALL.len()];
+                let mut i = 0;
+                while i < out.len() {
+                    out[i] = $arg(<$inner>::ALL[i]);
+                    i += 1;
+                }
+                out
+            };
+        }
+
+        impl ValueEnum for $arg {
+            fn value_variants<'a>() -> &'a [Self] {
+                &Self::VARIANTS
+            }
+
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                let $v = self.0;
+                let help: Option<&'static str> = $help;
+                let value = PossibleValue::new($v.name());
+                Some(match help {
+                    Some(help) => value.help(help),
+                    None => value,
+                })
+            }
+        }
+    };
+}
+
+choice!(
+    /// `--kind`: a frame kind as the JSON `kind` key names it.
+    KindArg(Kind),
+    |kind| None
+);
+choice!(
+    /// `--fail-on`: an anomaly kind as the report names it.
+    AnomalyKindArg(AnomalyKind),
+    |kind| None
+);
+choice!(
+    /// `--time`: how text output shows timestamps.
+    TimeArg(TimeFormat),
+    |format| Some(format.about())
+);
 
 /// Decimal or `0x` hexadecimal.
 pub fn parse_number(s: &str) -> Result<u64, String> {

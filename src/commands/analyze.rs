@@ -8,7 +8,6 @@ use anyhow::Context;
 
 use crate::analyze::{AnalyzeConfig, Analyzer, report, text};
 use crate::cli::{AnalyzeArgs, ColorChoice};
-use crate::filter::PacketFilter;
 
 use super::{for_each_packet, input_paths, write_out};
 
@@ -24,7 +23,7 @@ pub fn use_color(choice: ColorChoice) -> bool {
 }
 
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let filter = PacketFilter::from_args(&args.input)?;
+    let filter = super::packet_filter(&args.input)?;
     let paths = input_paths(&args.input)?;
     let config = AnalyzeConfig {
         pmtu: args.pmtu,
@@ -68,7 +67,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let failing = args
         .fail_on
         .iter()
-        .any(|kind| analyzer.anomalies.count(*kind) > 0);
+        .any(|kind| analyzer.anomalies.count(kind.0) > 0);
     Ok(if failing {
         ExitCode::from(1)
     } else {

@@ -14,6 +14,7 @@ use anyhow::{Context, bail};
 
 use crate::cli::InputArgs;
 use crate::dissect::DecodeOptions;
+use crate::filter::PacketFilter;
 
 /// The files to read: those named, or stdin when none are named and stdin is not a terminal.
 pub fn input_paths(args: &InputArgs) -> anyhow::Result<Vec<PathBuf>> {
@@ -24,6 +25,17 @@ pub fn input_paths(args: &InputArgs) -> anyhow::Result<Vec<PathBuf>> {
         bail!("no capture file given (name one, or pipe a capture into standard input)");
     }
     Ok(vec![PathBuf::from("-")])
+}
+
+/// The packet selection of `-Y`, `--qp` and `--kind`, compiled before any file is read.
+pub fn packet_filter(args: &InputArgs) -> anyhow::Result<PacketFilter> {
+    // QPNs are 24 bits; a larger number can match nothing, and says so by matching nothing.
+    let qp = args.qp.map(|q| u32::try_from(q).unwrap_or(u32::MAX));
+    Ok(PacketFilter::new(
+        args.filter.as_deref(),
+        qp,
+        args.kind.map(|k| k.0),
+    )?)
 }
 
 pub fn decode_options(args: &InputArgs) -> DecodeOptions {

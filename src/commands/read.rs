@@ -5,7 +5,6 @@ use std::ops::ControlFlow;
 
 use crate::capture::merge::display_path;
 use crate::cli::ReadArgs;
-use crate::filter::PacketFilter;
 use crate::output::time::{Clock, TimeFormat};
 use crate::output::{json, text};
 
@@ -16,7 +15,7 @@ const FLUSH_AT: usize = 1 << 16;
 use super::{for_each_batch, input_paths, write_out};
 
 pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
-    let filter = PacketFilter::from_args(&args.input)?;
+    let filter = super::packet_filter(&args.input)?;
     let paths = input_paths(&args.input)?;
     let limit = args.count.unwrap_or(u64::MAX);
     if limit == 0 {
@@ -34,7 +33,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
         .collect();
     // Relative and delta times depend on the packets shown before: `render` (on either
     // thread) leaves a mark where the time goes, and `write` (in order) fills it in.
-    let in_order = !args.json && args.time != TimeFormat::Absolute;
+    let in_order = !args.json && args.time.0 != TimeFormat::Absolute;
     let render = |batch: &mut Batch<'_>| {
         for (_, pkt) in &mut batch.packets {
             pkt.verify_crcs();
@@ -60,7 +59,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
             batch.ends.push(out.len());
         }
     };
-    let mut clock = Clock::new(args.time);
+    let mut clock = Clock::new(args.time.0);
     let mut out = super::stdout()?;
     let mut pending: Vec<u8> = Vec::with_capacity(2 * FLUSH_AT);
     let mut shown = 0u64;

@@ -36,8 +36,7 @@ use crate::wire::{DecodeError, Layer};
 use bounds::{Bytes, Stop};
 
 /// What a frame is, as the JSON `kind` key names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, clap::ValueEnum)]
-#[value(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum Kind {
     RoceV1,
     RoceV2,

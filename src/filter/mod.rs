@@ -8,7 +8,6 @@ pub use parse::FilterError;
 use fields::Value;
 use parse::{Expr, Op};
 
-use crate::cli::InputArgs;
 use crate::dissect::{Kind, Packet};
 
 #[derive(Debug, Default)]
@@ -19,11 +18,17 @@ pub struct PacketFilter {
 }
 
 impl PacketFilter {
-    pub fn from_args(args: &InputArgs) -> Result<Self, FilterError> {
+    /// Compiles a selection: an `-Y` expression, a destination QP and a frame kind, each
+    /// optional; a packet must satisfy all that are given.
+    pub fn new(
+        expr: Option<&str>,
+        qp: Option<u32>,
+        kind: Option<Kind>,
+    ) -> Result<Self, FilterError> {
         Ok(PacketFilter {
-            expr: args.filter.as_deref().map(parse::parse).transpose()?,
-            qp: args.qp.map(|q| q as u32),
-            kind: args.kind,
+            expr: expr.map(parse::parse).transpose()?,
+            qp,
+            kind,
         })
     }
 

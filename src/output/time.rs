@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TimeFormat {
     /// Wall-clock time of day, UTC, to the nanosecond.
     #[default]
@@ -11,6 +11,30 @@ pub enum TimeFormat {
     Relative,
     /// Seconds since the previous packet shown.
     Delta,
+}
+
+impl TimeFormat {
+    pub const ALL: [TimeFormat; 3] = [
+        TimeFormat::Absolute,
+        TimeFormat::Relative,
+        TimeFormat::Delta,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeFormat::Absolute => "absolute",
+            TimeFormat::Relative => "relative",
+            TimeFormat::Delta => "delta",
+        }
+    }
+
+    pub fn about(self) -> &'static str {
+        match self {
+            TimeFormat::Absolute => "Wall-clock time of day, UTC, to the nanosecond",
+            TimeFormat::Relative => "Seconds since the first packet shown",
+            TimeFormat::Delta => "Seconds since the previous packet shown",
+        }
+    }
 }
 
 /// Seconds and nanoseconds, printed as `S.NNNNNNNNN`; the JSON `ts` format too.
