@@ -8,12 +8,13 @@
 
 use std::io::{self, Read};
 
-use rdmadump::analyze::{AnalyzeConfig, Analyzer, report, text as analyze_text};
+use rdmadump::analyze::model::Report;
+use rdmadump::analyze::{AnalyzeConfig, Analyzer};
 use rdmadump::capture::merge::InputReport;
 use rdmadump::capture::{CaptureReader, Input, ReadInput, Record, SliceInput, linktype};
 use rdmadump::dissect::{CrcMode, DecodeOptions, Kind, Packet, dissect};
 use rdmadump::output::time::{Clock, TimeFormat};
-use rdmadump::output::{json, text};
+use rdmadump::output::{analyze_json, analyze_text, json, text};
 
 /// The link types the dissector knows, in the order the selector byte picks them.
 pub const LINKTYPES: [u32; 5] = [
@@ -147,7 +148,8 @@ pub fn analyze_capture(data: &[u8]) {
     input.truncated = reader.was_cut_short();
     analyzer.finish();
     let mut out = Vec::new();
-    report::write(&mut out, &analyzer, &input).expect("writing to memory cannot fail");
+    let report = Report::new(&analyzer, &input);
+    analyze_json::write(&mut out, &report).expect("writing to memory cannot fail");
     if let Err(err) = serde_json::from_slice::<serde_json::Value>(&out) {
         panic!(
             "invalid report JSON ({err}): {}",
@@ -156,7 +158,7 @@ pub fn analyze_capture(data: &[u8]) {
     }
     for (color, width) in [(false, None), (true, Some(40))] {
         let style = analyze_text::Style { color, width };
-        analyze_text::render(&analyzer, &input, style);
+        analyze_text::render(&report, style);
     }
 }
 

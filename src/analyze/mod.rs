@@ -3,10 +3,9 @@
 //! and pause cascades.
 
 pub mod flows;
+pub mod model;
 pub mod pfc;
 pub mod psn;
-pub mod report;
-pub mod text;
 
 use crate::crc::{CrcCheck, CrcStatus};
 use crate::dissect::{Kind, Packet};
@@ -177,7 +176,7 @@ impl AnomalySink {
     }
 }
 
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize)]
 pub struct CrcCounts {
     pub ok: u64,
     pub bad: u64,

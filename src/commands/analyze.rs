@@ -6,8 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::analyze::{AnalyzeConfig, Analyzer, report, text};
+use crate::analyze::model::Report;
+use crate::analyze::{AnalyzeConfig, Analyzer};
 use crate::cli::{AnalyzeArgs, ColorChoice};
+use crate::output::{analyze_json, analyze_text as text};
 
 use super::{for_each_packet, input_paths, write_out};
 
@@ -47,9 +49,10 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     })?;
     analyzer.finish();
 
+    let report = Report::new(&analyzer, &input);
     let mut out = super::stdout()?;
     if args.json {
-        report::write(&mut out, &analyzer, &input).context("writing output")?;
+        analyze_json::write(&mut out, &report).context("writing output")?;
     } else {
         let style = text::Style {
             color: use_color(args.input.color),
@@ -57,7 +60,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
                 .is_terminal()
                 .then(|| terminal_width().unwrap_or(80)),
         };
-        write_out(&mut out, text::render(&analyzer, &input, style).as_bytes())?;
+        write_out(&mut out, text::render(&report, style).as_bytes())?;
     }
     out.flush()?;
 

@@ -1,5 +1,7 @@
 //! Rendering decoded packets: JSON Lines and one-line text.
 
+pub mod analyze_json;
+pub mod analyze_text;
 pub mod json;
 pub mod jsonw;
 pub mod text;

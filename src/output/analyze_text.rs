@@ -6,10 +6,9 @@ use std::fmt::Write;
 
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, LineStyle, Table, TableStyle};
 
-use super::flows::FrameRef;
-use super::report::priority_name;
-use super::{Analyzer, AnomalyKind, What};
-use crate::capture::merge::InputReport;
+use crate::analyze::flows::{FrameRef, PmtuSource};
+use crate::analyze::model::{Priority, Report};
+use crate::analyze::{AnomalyKind, CrcCounts, What};
 use crate::dissect::Kind;
 use crate::output::time::Seconds;
 use crate::wire::opcode::Role;
@@ -74,12 +73,9 @@ fn role(role: Role) -> &'static str {
     }
 }
 
-fn where_(at: FrameRef, input: &InputReport) -> String {
-    if input.files.len() > 1 {
-        let path = input
-            .files
-            .get(usize::from(at.file))
-            .map_or("?", |s| s.as_str());
+fn where_(at: FrameRef, files: &[String]) -> String {
+    if files.len() > 1 {
+        let path = files.get(usize::from(at.file)).map_or("?", |s| s.as_str());
         let name = std::path::Path::new(path)
             .file_name()
             .map_or(path.into(), |n| n.to_string_lossy());
@@ -89,19 +85,21 @@ fn where_(at: FrameRef, input: &InputReport) -> String {
     }
 }
 
-pub fn render(analyzer: &Analyzer, input: &InputReport, style: Style) -> String {
+pub fn render(report: &Report<'_>, style: Style) -> String {
     let mut out = String::new();
-    summary(&mut out, analyzer, input);
-    flows(&mut out, analyzer, style);
-    pfc(&mut out, analyzer, style);
-    anomalies(&mut out, analyzer, input, style);
+    summary(&mut out, report);
+    flows(&mut out, report, style);
+    pfc(&mut out, report, style);
+    anomalies(&mut out, report, style);
     out
 }
 
-fn summary(out: &mut String, a: &Analyzer, input: &InputReport) {
-    let _ = writeln!(out, "Capture: {}", input.files.join(", "));
-    let span = match (a.first_ts, a.last_ts) {
+fn summary(out: &mut String, a: &Report<'_>) {
+    let capture = &a.capture;
+    let _ = writeln!(out, "Capture: {}", capture.files.join(", "));
+    let span = match (capture.first_ts, capture.last_ts) {
         (Some(first), Some(last)) => {
+            let (first, last) = (first.0, last.0);
             format!(", {} s from {}", Seconds(last - first), Seconds(first))
         }
         _ => String::new(),
@@ -109,8 +107,8 @@ fn summary(out: &mut String, a: &Analyzer, input: &InputReport) {
     let _ = writeln!(
         out,
         "  {} packets{span}{}",
-        input.records,
-        if input.truncated {
+        capture.packets,
+        if capture.truncated {
             ", capture cut short"
         } else {
             ""
@@ -130,7 +128,7 @@ fn summary(out: &mut String, a: &Analyzer, input: &InputReport) {
             kinds.join(", ")
         }
     );
-    let crc = |c: super::CrcCounts| {
+    let crc = |c: CrcCounts| {
         format!(
             "{} ok, {} bad, {} unverifiable",
             c.ok, c.bad, c.unverifiable
@@ -145,18 +143,15 @@ fn summary(out: &mut String, a: &Analyzer, input: &InputReport) {
         "  congestion: {} ECN-CE marked, {} CNPs",
         a.ecn_ce, a.counts.cnp
     );
-    if let (Some((ce, _)), Some((cnp, _))) = (a.first_ce, a.first_cnp)
-        && let (Some(ce), Some(cnp)) = (ce.ts_ns, cnp.ts_ns)
-        && cnp >= ce
-    {
-        let _ = write!(out, ", first CNP {} us after first CE", (cnp - ce) / 1000);
+    if let Some(delay) = a.congestion.ce_to_cnp_ns {
+        let _ = write!(out, ", first CNP {} us after first CE", delay / 1000);
     }
     out.push('\n');
-    if a.flows.evicted > 0 {
+    if a.flow_table.evicted > 0 {
         let _ = writeln!(
             out,
             "  flow table full: {} idle flows evicted",
-            a.flows.evicted
+            a.flow_table.evicted
         );
     }
     if let Some(pmtu) = a.config.pmtu {
@@ -164,8 +159,8 @@ fn summary(out: &mut String, a: &Analyzer, input: &InputReport) {
     }
 }
 
-fn flows(out: &mut String, a: &Analyzer, style: Style) {
-    let mut sorted = a.flows.sorted();
+fn flows(out: &mut String, a: &Report<'_>, style: Style) {
+    let mut sorted = a.flows.rows.clone();
     let _ = writeln!(out, "\nFlows ({})", sorted.len());
     if sorted.is_empty() {
         return;
@@ -209,7 +204,7 @@ fn flows(out: &mut String, a: &Analyzer, style: Style) {
     let inferred: Vec<String> = sorted
         .iter()
         .filter_map(|(key, flow)| match flow.pmtu_used {
-            Some((pmtu, super::flows::PmtuSource::Inferred)) => Some(format!(
+            Some((pmtu, PmtuSource::Inferred)) => Some(format!(
                 "{} > {} qp {:#x}: {pmtu}",
                 key.src, key.dst, key.dest_qp
             )),
@@ -225,21 +220,21 @@ fn flows(out: &mut String, a: &Analyzer, style: Style) {
     }
 }
 
-fn pfc(out: &mut String, a: &Analyzer, style: Style) {
+fn pfc(out: &mut String, a: &Report<'_>, style: Style) {
     let tracker = &a.pfc;
-    if tracker.pfc_frames + tracker.pause_frames == 0 {
+    if tracker.frames + tracker.pause_8023x == 0 {
         return;
     }
     let _ = writeln!(
         out,
         "\nPFC: {} PFC frames, {} 802.3x PAUSE frames, {} storms, {} cascades",
-        tracker.pfc_frames, tracker.pause_frames, tracker.storm_count, tracker.cascade_count
+        tracker.frames, tracker.pause_8023x, tracker.storm_count, tracker.cascade_count
     );
     let mut t = table(style, &["sender", "prio", "frames", "xon", "paused ms"]);
-    for ((mac, prio), stats) in tracker.sorted_senders() {
+    for stats in &tracker.senders {
         t.add_row(vec![
-            Cell::new(mac),
-            Cell::new(priority_name(*prio)),
+            Cell::new(stats.src),
+            Cell::new(stats.priority.name()),
             number(stats.frames),
             number(stats.xon_frames),
             Cell::new(format!("{:.3}", stats.paused_ns as f64 / 1e6))
@@ -301,7 +296,7 @@ fn describe(what: &What) -> String {
         What::PfcStorm(s) => format!(
             "{} priority {} paused {} ms in {} frames",
             s.src,
-            priority_name(s.priority),
+            Priority(s.priority).name(),
             s.duration_ns / 1_000_000,
             s.frames
         ),
@@ -309,7 +304,7 @@ fn describe(what: &What) -> String {
             let senders: Vec<String> = c.senders.iter().map(|m| m.to_string()).collect();
             format!(
                 "priority {}: {} over {} us",
-                priority_name(c.priority),
+                Priority(c.priority).name(),
                 senders.join(" -> "),
                 c.duration_ns / 1000
             )
@@ -318,8 +313,8 @@ fn describe(what: &What) -> String {
     }
 }
 
-fn anomalies(out: &mut String, a: &Analyzer, input: &InputReport, style: Style) {
-    let sink = &a.anomalies;
+fn anomalies(out: &mut String, a: &Report<'_>, style: Style) {
+    let sink = a.anomaly_counts;
     let total = sink.total();
     let _ = writeln!(out, "\nAnomalies ({total})");
     if total == 0 {
@@ -335,7 +330,7 @@ fn anomalies(out: &mut String, a: &Analyzer, input: &InputReport, style: Style) 
     for anomaly in sink.kept.iter().take(ANOMALIES_SHOWN) {
         let kind = Cell::new(anomaly.what.kind().name());
         t.add_row(vec![
-            Cell::new(where_(anomaly.at, input)).set_alignment(CellAlignment::Right),
+            Cell::new(where_(anomaly.at, a.files())).set_alignment(CellAlignment::Right),
             if style.color {
                 kind.fg(Color::Yellow)
             } else {

@@ -1,0 +1,753 @@
+//! The report model: what an analysis found, as plain data, ready to be written as JSON
+//! (through serde) or as tables. Long lists (flows, anomalies) are views over the
+//! analyzer's own storage, produced row by row as they are written: with a million flows
+//! the document is hundreds of megabytes, which must not be held on top of the flow table.
+//!
+//! The serialized key names are a contract (docs/json-schema.md): more may be added, none
+//! renamed.
+
+use std::fmt::Display;
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use super::flows::{Flow, FlowKey, FrameRef};
+use super::pfc::{ALL_PRIORITIES, Cascade, SenderStats, Storm};
+use super::{AnalyzeConfig, Analyzer, Anomaly, AnomalyKind, CrcCounts, What};
+use crate::capture::merge::InputReport;
+use crate::dissect::Kind;
+use crate::wire::ethernet::Mac;
+use crate::wire::opcode::{self, Role};
+
+/// Memory one flow costs in the table: its state, plus an index entry with the hash
+/// table's control byte and spare capacity (at most 1/8 empty at full load). Growth can
+/// leave up to as much again unused until the table fills.
+pub fn bytes_per_flow() -> usize {
+    let state = std::mem::size_of::<(FlowKey, Flow)>();
+    let index = (std::mem::size_of::<(FlowKey, u32)>() + 1) * 8 / 7;
+    state + index
+}
+
+/// The whole report of one `analyze` run.
+#[derive(Serialize)]
+pub struct Report<'a> {
+    pub capture: CaptureSummary<'a>,
+    #[serde(serialize_with = "kind_counts")]
+    pub counts: &'a super::KindCounts,
+    pub icrc: CrcCounts,
+    pub vcrc: CrcCounts,
+    pub ecn_ce: u64,
+    pub congestion: Congestion<'a>,
+    pub flows: Flows<'a>,
+    pub flow_table: FlowTableSummary,
+    pub pfc: PfcSummary<'a>,
+    #[serde(serialize_with = "anomaly_counts")]
+    pub anomaly_counts: &'a super::AnomalySink,
+    pub anomalies_omitted: u64,
+    pub anomalies: Anomalies<'a>,
+    /// What the analysis was asked to assume.
+    #[serde(skip)]
+    pub config: &'a AnalyzeConfig,
+}
+
+impl<'a> Report<'a> {
+    /// The model of a finished analysis of the inputs that `input` describes.
+    pub fn new(analyzer: &'a Analyzer, input: &'a InputReport) -> Self {
+        let files = Files(&input.files);
+        let flows = analyzer.flows.sorted();
+        let sink = &analyzer.anomalies;
+        Report {
+            capture: CaptureSummary {
+                files: &input.files,
+                packets: input.records,
+                analyzed: analyzer.packets,
+                first_ts: analyzer.first_ts.map(Seconds),
+                last_ts: analyzer.last_ts.map(Seconds),
+                truncated: input.truncated,
+            },
+            counts: &analyzer.counts,
+            icrc: analyzer.icrc,
+            vcrc: analyzer.vcrc,
+            ecn_ce: analyzer.ecn_ce,
+            congestion: Congestion::new(analyzer, &flows, files),
+            flows: Flows { rows: flows, files },
+            flow_table: FlowTableSummary {
+                flows: analyzer.flows.len() as u64,
+                max_flows: analyzer.config.max_flows as u64,
+                evicted: analyzer.flows.evicted,
+                bytes_per_flow: bytes_per_flow() as u64,
+            },
+            pfc: PfcSummary::new(analyzer, files),
+            anomaly_counts: sink,
+            anomalies_omitted: sink.total() - sink.kept.len() as u64,
+            anomalies: Anomalies {
+                list: &sink.kept,
+                files,
+            },
+            config: &analyzer.config,
+        }
+    }
+
+    /// The inputs' names, as given.
+    pub fn files(&self) -> &'a [String] {
+        self.capture.files
+    }
+}
+
+#[derive(Serialize)]
+pub struct CaptureSummary<'a> {
+    pub files: &'a [String],
+    /// Records read, before filtering.
+    pub packets: u64,
+    /// Records that passed the filter and were analyzed.
+    pub analyzed: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_ts: Option<Seconds>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_ts: Option<Seconds>,
+    pub truncated: bool,
+}
+
+#[derive(Serialize)]
+pub struct FlowTableSummary {
+    pub flows: u64,
+    pub max_flows: u64,
+    pub evicted: u64,
+    pub bytes_per_flow: u64,
+}
+
+/// Nanoseconds since the epoch (or a duration), written as seconds with all nine decimals:
+/// a float would lose the nanoseconds of an epoch time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seconds(pub u64);
+
+impl Serialize for Seconds {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use std::io::Write;
+        // u64::MAX is 20 digits: 11 before the point, the point, 9 after.
+        let mut buf = [0u8; 24];
+        let capacity = buf.len();
+        let mut cursor = &mut buf[..];
+        let _ = write!(
+            cursor,
+            "{}.{:09}",
+            self.0 / 1_000_000_000,
+            self.0 % 1_000_000_000
+        );
+        let len = capacity - cursor.len();
+        let text = std::str::from_utf8(&buf[..len]).map_err(serde::ser::Error::custom)?;
+        // A raw number is the one way to hand serde_json exact digits; it borrows the
+        // stack buffer, so writing a time allocates nothing.
+        let raw: &serde_json::value::RawValue =
+            serde_json::from_str(text).map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
+}
+
+fn display<S: Serializer>(value: &impl Display, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+fn kind_counts<S: Serializer>(
+    counts: &&super::KindCounts,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(Kind::ALL.len() + 1))?;
+    for kind in Kind::ALL {
+        map.serialize_entry(kind.name(), &counts.get(kind))?;
+    }
+    map.serialize_entry("cnp", &counts.cnp)?;
+    map.end()
+}
+
+fn anomaly_counts<S: Serializer>(
+    sink: &&super::AnomalySink,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(AnomalyKind::ALL.len()))?;
+    for kind in AnomalyKind::ALL {
+        map.serialize_entry(kind.name(), &sink.count(kind))?;
+    }
+    map.end()
+}
+
+/// The inputs' names, to name the file of a frame when there are several.
+#[derive(Debug, Clone, Copy)]
+pub struct Files<'a>(pub &'a [String]);
+
+impl<'a> Files<'a> {
+    /// The name of input `index`, when naming it is needed (several inputs).
+    pub fn name(self, index: u16) -> Option<&'a str> {
+        (self.0.len() > 1).then(|| self.0.get(usize::from(index)).map_or("", |s| s.as_str()))
+    }
+}
+
+/// A frame reference as written under key names with a prefix (`first_frame`, `nak_ts`...).
+macro_rules! located {
+    ($(#[$doc:meta])* $name:ident, $frame:literal, $ts:literal, $file:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Serialize)]
+        pub struct $name<'a> {
+            #[serde(rename = $frame)]
+            pub frame: u64,
+            #[serde(rename = $ts, skip_serializing_if = "Option::is_none")]
+            pub ts: Option<Seconds>,
+            #[serde(rename = $file, skip_serializing_if = "Option::is_none")]
+            pub file: Option<&'a str>,
+        }
+
+        impl<'a> $name<'a> {
+            pub fn new(at: FrameRef, files: Files<'a>) -> Self {
+                $name {
+                    frame: at.frame,
+                    ts: at.ts_ns.map(Seconds),
+                    file: files.name(at.file),
+                }
+            }
+        }
+    };
+}
+
+located!(
+    /// Where an event happened: `frame`, `ts`, `file`.
+    At, "frame", "ts", "file"
+);
+located!(First, "first_frame", "first_ts", "first_file");
+located!(Last, "last_frame", "last_ts", "last_file");
+located!(Start, "start_frame", "start_ts", "start_file");
+located!(NakAt, "nak_frame", "nak_ts", "nak_file");
+
+/// The keys that name a flow.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FlowId<'a> {
+    #[serde(serialize_with = "display")]
+    pub src: &'a crate::dissect::Address,
+    #[serde(serialize_with = "display")]
+    pub dst: &'a crate::dissect::Address,
+    pub dest_qp: u32,
+    #[serde(serialize_with = "role_name")]
+    pub role: Role,
+}
+
+impl<'a> FlowId<'a> {
+    pub fn new(key: &'a FlowKey) -> Self {
+        FlowId {
+            src: &key.src,
+            dst: &key.dst,
+            dest_qp: key.dest_qp,
+            role: key.role,
+        }
+    }
+}
+
+fn role_name<S: Serializer>(role: &Role, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(role.name())
+}
+
+/// One row of the flow list.
+#[derive(Serialize)]
+pub struct FlowRow<'a> {
+    #[serde(flatten)]
+    pub id: FlowId<'a>,
+    pub packets: u64,
+    pub bytes: u64,
+    #[serde(flatten)]
+    pub first: First<'a>,
+    #[serde(flatten)]
+    pub last: Last<'a>,
+    pub first_psn: u32,
+    pub last_psn: u32,
+    pub psn_gaps: u32,
+    pub missing_psns: u64,
+    pub retransmitted: u32,
+    pub go_back_n: u32,
+    pub duplicates: u32,
+    pub naks: u32,
+    pub nak_seq_err: u32,
+    pub rnr_naks: u32,
+    pub ecn_ce: u32,
+    pub cnps: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pmtu: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pmtu_source: Option<&'static str>,
+    pub opcodes: Opcodes<'a>,
+}
+
+impl<'a> FlowRow<'a> {
+    pub fn new(key: &'a FlowKey, flow: &'a Flow, files: Files<'a>) -> Self {
+        FlowRow {
+            id: FlowId::new(key),
+            packets: flow.packets,
+            bytes: flow.bytes,
+            first: First::new(flow.first, files),
+            last: Last::new(flow.last, files),
+            first_psn: flow.first_psn,
+            last_psn: flow.last_psn,
+            psn_gaps: flow.psn_gaps,
+            missing_psns: flow.missing_psns,
+            retransmitted: flow.retransmitted,
+            go_back_n: flow.go_back_n,
+            duplicates: flow.duplicates,
+            naks: flow.naks,
+            nak_seq_err: flow.nak_seq_err,
+            rnr_naks: flow.rnr_naks,
+            ecn_ce: flow.ecn_ce,
+            cnps: flow.cnps,
+            pmtu: flow.pmtu_used.map(|(pmtu, _)| pmtu),
+            pmtu_source: flow.pmtu_used.map(|(_, source)| source.name()),
+            opcodes: Opcodes(flow),
+        }
+    }
+}
+
+/// A flow's packets by opcode name, in order of first appearance.
+pub struct Opcodes<'a>(&'a Flow);
+
+impl Serialize for Opcodes<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let histogram = &self.0.opcodes;
+        let mut map = serializer.serialize_map(None)?;
+        for (op, count) in histogram.entries() {
+            map.serialize_entry(opcode::info(op).name, &count)?;
+        }
+        if histogram.other() > 0 {
+            map.serialize_entry("other", &histogram.other())?;
+        }
+        map.end()
+    }
+}
+
+/// Every flow, in order of first appearance.
+pub struct Flows<'a> {
+    pub rows: Vec<(&'a FlowKey, &'a Flow)>,
+    files: Files<'a>,
+}
+
+impl<'a> Flows<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = FlowRow<'a>> + '_ {
+        self.rows
+            .iter()
+            .map(|&(key, flow)| FlowRow::new(key, flow, self.files))
+    }
+}
+
+impl Serialize for Flows<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.rows.len()))?;
+        for row in self.iter() {
+            seq.serialize_element(&row)?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(Serialize)]
+pub struct CeFlow<'a> {
+    #[serde(flatten)]
+    pub id: FlowId<'a>,
+    pub ecn_ce: u32,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub first: Option<First<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct CnpTarget<'a> {
+    #[serde(flatten)]
+    pub id: FlowId<'a>,
+    pub cnps: u32,
+    #[serde(flatten)]
+    pub first: First<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ce_to_cnp_ns: Option<u64>,
+}
+
+#[derive(Serialize)]
+pub struct FlowEvent<'a> {
+    #[serde(flatten)]
+    pub id: FlowId<'a>,
+    #[serde(flatten)]
+    pub at: At<'a>,
+}
+
+#[derive(Serialize)]
+pub struct Congestion<'a> {
+    pub ce_flows: Vec<CeFlow<'a>>,
+    pub cnp_targets: Vec<CnpTarget<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_ce: Option<FlowEvent<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_cnp: Option<FlowEvent<'a>>,
+    /// From the first CE mark to the first CNP of the capture, whatever their flows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ce_to_cnp_ns: Option<u64>,
+}
+
+impl<'a> Congestion<'a> {
+    fn new(analyzer: &'a Analyzer, flows: &[(&'a FlowKey, &'a Flow)], files: Files<'a>) -> Self {
+        let ce_flows = flows
+            .iter()
+            .filter(|(_, f)| f.ecn_ce > 0)
+            .map(|&(key, flow)| CeFlow {
+                id: FlowId::new(key),
+                ecn_ce: flow.ecn_ce,
+                first: flow.first_ce.map(|at| First::new(at, files)),
+            })
+            .collect();
+        let cnp_targets = flows
+            .iter()
+            .filter(|(k, _)| k.role == Role::Cnp)
+            .map(|&(key, flow)| {
+                // The CE marks that caused these CNPs travelled the other way: requests from
+                // the CNP's destination to its source.
+                let first_ce = flows
+                    .iter()
+                    .filter(|(k, f)| {
+                        k.role == Role::Request
+                            && k.src == key.dst
+                            && k.dst == key.src
+                            && f.first_ce.is_some()
+                    })
+                    .filter_map(|(_, f)| f.first_ce.and_then(|at| at.ts_ns))
+                    .min();
+                let ce_to_cnp_ns = match (first_ce, flow.first.ts_ns) {
+                    (Some(ce), Some(cnp)) if cnp >= ce => Some(cnp - ce),
+                    _ => None,
+                };
+                CnpTarget {
+                    id: FlowId::new(key),
+                    cnps: flow.cnps,
+                    first: First::new(flow.first, files),
+                    ce_to_cnp_ns,
+                }
+            })
+            .collect();
+        let event = |found: &'a Option<(FrameRef, FlowKey)>| {
+            found.as_ref().map(|(at, key)| FlowEvent {
+                id: FlowId::new(key),
+                at: At::new(*at, files),
+            })
+        };
+        let ce_to_cnp_ns = match (analyzer.first_ce, analyzer.first_cnp) {
+            (Some((ce, _)), Some((cnp, _))) => match (ce.ts_ns, cnp.ts_ns) {
+                (Some(ce), Some(cnp)) if cnp >= ce => Some(cnp - ce),
+                _ => None,
+            },
+            _ => None,
+        };
+        Congestion {
+            ce_flows,
+            cnp_targets,
+            first_ce: event(&analyzer.first_ce),
+            first_cnp: event(&analyzer.first_cnp),
+            ce_to_cnp_ns,
+        }
+    }
+}
+
+/// A PFC priority, or `all` for 802.3x PAUSE, which stops every priority.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Priority(pub u8);
+
+impl Priority {
+    pub fn name(self) -> String {
+        if self.0 == ALL_PRIORITIES {
+            "all".to_string()
+        } else {
+            self.0.to_string()
+        }
+    }
+}
+
+impl Serialize for Priority {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.0 == ALL_PRIORITIES {
+            serializer.serialize_str("all")
+        } else {
+            serializer.serialize_u8(self.0)
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct SenderRow<'a> {
+    #[serde(serialize_with = "display")]
+    pub src: &'a Mac,
+    pub priority: Priority,
+    pub frames: u64,
+    pub pause_frames: u64,
+    pub xon_frames: u64,
+    pub paused_ns: u64,
+}
+
+#[derive(Serialize)]
+pub struct StormRow<'a> {
+    #[serde(serialize_with = "display")]
+    pub src: &'a Mac,
+    pub priority: Priority,
+    pub start: Seconds,
+    pub start_ns: u64,
+    pub duration: Seconds,
+    pub duration_ns: u64,
+    pub frames: u64,
+    #[serde(flatten)]
+    pub at: Start<'a>,
+}
+
+impl<'a> StormRow<'a> {
+    pub fn new(storm: &'a Storm, files: Files<'a>) -> Self {
+        StormRow {
+            src: &storm.src,
+            priority: Priority(storm.priority),
+            start: Seconds(storm.start_ns),
+            start_ns: storm.start_ns,
+            duration: Seconds(storm.duration_ns),
+            duration_ns: storm.duration_ns,
+            frames: storm.frames,
+            at: Start::new(storm.start, files),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct CascadeRow<'a> {
+    pub priority: Priority,
+    #[serde(serialize_with = "macs")]
+    pub senders: &'a [Mac],
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_senders: u64,
+    pub start: Seconds,
+    pub start_ns: u64,
+    pub duration: Seconds,
+    pub duration_ns: u64,
+    #[serde(flatten)]
+    pub at: Start<'a>,
+}
+
+impl<'a> CascadeRow<'a> {
+    pub fn new(cascade: &'a Cascade, files: Files<'a>) -> Self {
+        CascadeRow {
+            priority: Priority(cascade.priority),
+            senders: &cascade.senders,
+            more_senders: cascade.more_senders,
+            start: Seconds(cascade.start_ns),
+            start_ns: cascade.start_ns,
+            duration: Seconds(cascade.duration_ns),
+            duration_ns: cascade.duration_ns,
+            at: Start::new(cascade.start, files),
+        }
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn macs<S: Serializer>(macs: &&[Mac], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(macs.iter().map(|mac| mac.to_string()))
+}
+
+#[derive(Serialize)]
+pub struct PfcSummary<'a> {
+    pub frames: u64,
+    pub pause_8023x: u64,
+    pub link_speed_bps: u64,
+    pub storm_threshold_ns: u64,
+    pub evicted: u64,
+    pub storm_count: u64,
+    pub cascade_count: u64,
+    pub senders: Vec<SenderRow<'a>>,
+    pub storms: Vec<StormRow<'a>>,
+    pub cascades: Vec<CascadeRow<'a>>,
+}
+
+impl<'a> PfcSummary<'a> {
+    fn new(analyzer: &'a Analyzer, files: Files<'a>) -> Self {
+        let tracker = &analyzer.pfc;
+        let senders = tracker
+            .sorted_senders()
+            .into_iter()
+            .map(
+                |((mac, priority), stats): (&'a (Mac, u8), &'a SenderStats)| SenderRow {
+                    src: mac,
+                    priority: Priority(*priority),
+                    frames: stats.frames,
+                    pause_frames: stats.pause_frames,
+                    xon_frames: stats.xon_frames,
+                    paused_ns: stats.paused_ns,
+                },
+            )
+            .collect();
+        let mut storms: Vec<&Storm> = tracker.storms.iter().collect();
+        storms.sort_by_key(|s| (s.start_ns, s.priority));
+        PfcSummary {
+            frames: tracker.pfc_frames,
+            pause_8023x: tracker.pause_frames,
+            link_speed_bps: analyzer.config.link_speed_bps,
+            storm_threshold_ns: analyzer.config.storm_threshold_ns,
+            evicted: tracker.evicted,
+            storm_count: tracker.storm_count,
+            cascade_count: tracker.cascade_count,
+            senders,
+            storms: storms
+                .into_iter()
+                .map(|s| StormRow::new(s, files))
+                .collect(),
+            cascades: tracker
+                .cascades
+                .iter()
+                .map(|c| CascadeRow::new(c, files))
+                .collect(),
+        }
+    }
+}
+
+/// What one anomaly says beyond its kind and place.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum Details<'a> {
+    PsnGap {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        psn: u32,
+        expected_psn: u32,
+        missing: u32,
+    },
+    GoBackN {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        from_psn: u32,
+        to_psn: u32,
+        depth: u32,
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        nak: Option<NakAt<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        delay_ns: Option<u64>,
+        /// `nak`, or `previous_packet` when no NAK was captured.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        delay_from: Option<&'static str>,
+    },
+    Nak {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        psn: u32,
+        code: &'static str,
+    },
+    RnrNak {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        psn: u32,
+        timer: u8,
+    },
+    Crc {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stored: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        computed: Option<u32>,
+    },
+    Storm(StormRow<'a>),
+    Cascade(CascadeRow<'a>),
+    Malformed {
+        layer: &'static str,
+        offset: usize,
+        #[serde(serialize_with = "display")]
+        message: &'a crate::wire::DecodeError,
+    },
+}
+
+#[derive(Serialize)]
+pub struct AnomalyRow<'a> {
+    pub kind: &'static str,
+    #[serde(flatten)]
+    pub at: At<'a>,
+    #[serde(flatten)]
+    pub details: Details<'a>,
+}
+
+impl<'a> AnomalyRow<'a> {
+    pub fn new(anomaly: &'a Anomaly, files: Files<'a>) -> Self {
+        let details = match &anomaly.what {
+            What::PsnGap {
+                flow,
+                psn,
+                expected,
+                missing,
+            } => Details::PsnGap {
+                flow: FlowId::new(flow),
+                psn: *psn,
+                expected_psn: *expected,
+                missing: *missing,
+            },
+            What::GoBackN {
+                flow,
+                from_psn,
+                to_psn,
+                depth,
+                nak,
+                delay_ns,
+            } => Details::GoBackN {
+                flow: FlowId::new(flow),
+                from_psn: *from_psn,
+                to_psn: *to_psn,
+                depth: *depth,
+                nak: nak.map(|at| NakAt::new(at, files)),
+                delay_ns: *delay_ns,
+                delay_from: delay_ns.map(|_| {
+                    if nak.is_some() {
+                        "nak"
+                    } else {
+                        "previous_packet"
+                    }
+                }),
+            },
+            What::Nak { flow, psn, code } => Details::Nak {
+                flow: FlowId::new(flow),
+                psn: *psn,
+                code: code.name(),
+            },
+            What::RnrNak { flow, psn, timer } => Details::RnrNak {
+                flow: FlowId::new(flow),
+                psn: *psn,
+                timer: *timer,
+            },
+            What::IcrcBad(check) | What::VcrcBad(check) => Details::Crc {
+                stored: check.stored,
+                computed: check.computed,
+            },
+            What::PfcStorm(storm) => Details::Storm(StormRow::new(storm, files)),
+            What::PauseCascade(cascade) => Details::Cascade(CascadeRow::new(cascade, files)),
+            What::Malformed(err) => Details::Malformed {
+                layer: err.layer.name(),
+                offset: err.offset,
+                message: err,
+            },
+        };
+        AnomalyRow {
+            kind: anomaly.what.kind().name(),
+            at: At::new(anomaly.at, files),
+            details,
+        }
+    }
+}
+
+/// The anomalies kept, in time order.
+pub struct Anomalies<'a> {
+    pub list: &'a [Anomaly],
+    files: Files<'a>,
+}
+
+impl<'a> Anomalies<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = AnomalyRow<'a>> + '_ {
+        self.list.iter().map(|a| AnomalyRow::new(a, self.files))
+    }
+}
+
+impl Serialize for Anomalies<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.list.len()))?;
+        for row in self.iter() {
+            seq.serialize_element(&row)?;
+        }
+        seq.end()
+    }
+}

@@ -1,0 +1,13 @@
+//! `rdmadump analyze --json`: the report model as one JSON document.
+
+use std::io::{self, Write};
+
+use crate::analyze::model::Report;
+
+/// Writes the document, streamed: the flow list is produced row by row as it is written.
+pub fn write(out: impl Write, report: &Report<'_>) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer(&mut out, report)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
