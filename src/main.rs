@@ -4,12 +4,12 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = rdmadump::cli::Cli::parse();
-    match rdmadump::run(cli) {
+    match rdmadump::commands::run(cli) {
         Ok(code) => code,
-        Err(err) if rdmadump::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if rdmadump::commands::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("rdmadump: {err:#}");
-            ExitCode::from(rdmadump::EXIT_ERROR)
+            ExitCode::from(rdmadump::commands::EXIT_ERROR)
         }
     }
 }

@@ -65,7 +65,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     out.flush()?;
 
     if input.failed {
-        return Ok(ExitCode::from(crate::EXIT_ERROR));
+        return Ok(ExitCode::from(super::EXIT_ERROR));
     }
     let failing = args
         .fail_on

@@ -10,11 +10,45 @@ pub use pipeline::{for_each_batch, for_each_packet};
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
+use std::process::ExitCode;
+
 use anyhow::{Context, bail};
 
-use crate::cli::InputArgs;
+use crate::cli::{Cli, Command, InputArgs};
 use crate::dissect::DecodeOptions;
 use crate::filter::PacketFilter;
+
+/// Exit status for usage and I/O errors, and for inputs that could not be read.
+pub const EXIT_ERROR: u8 = 2;
+
+/// Runs one command line; `main` only maps the result to an exit status.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Read(args) => Ok(if read::run(&args)? {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(EXIT_ERROR)
+        }),
+        Command::Analyze(args) => analyze::run(&args),
+        Command::Completions { shell } => {
+            crate::cli::render_completions(shell, &mut io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            crate::cli::render_man(&mut io::stdout())?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// True when the error chain bottoms out in a closed pipe (`rdmadump read | head`).
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
 
 /// The files to read: those named, or stdin when none are named and stdin is not a terminal.
 pub fn input_paths(args: &InputArgs) -> anyhow::Result<Vec<PathBuf>> {

@@ -147,6 +147,9 @@ impl fmt::Display for DecodeError {
     }
 }
 
+/// A decode error is a leaf: it says where the bytes went wrong, and nothing caused it.
+impl std::error::Error for DecodeError {}
+
 /// Splits off the first `N` bytes as a fixed-size array, or says how short the buffer is.
 #[inline]
 pub fn take<const N: usize>(

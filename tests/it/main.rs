@@ -1,6 +1,7 @@
 //! Integration tests: they run the built `rdmadump` binary, as users do.
 
 mod harness;
+mod layers;
 
 mod cli;
 mod expected_fixtures;
