@@ -688,24 +688,24 @@ fn cpu_time(args: &[&str]) -> Duration {
 /// size.
 const MIN_GROWTH: Duration = Duration::from_millis(150);
 
-/// The largest input tried, in packets, so that a slow debug build stays within seconds.
-const MAX_ADVERSARIAL_PACKETS: usize = 640_000;
+/// The largest N tried, in packets (the largest file is 4N), so that a slow debug build
+/// stays within seconds.
+const MAX_ADVERSARIAL_PACKETS: usize = 320_000;
 
-/// How the time of `command` grows when the input doubles. Each time is the best of three,
-/// alternating files so that a burst of background load hits all alike. When the growth is
-/// too small to rise above noise, N is scaled up and the measurement repeated.
+/// How the time of `command` grows with the input, from N, 2N and 4N packets. Each time is
+/// the best of three, alternating files so that a burst of background load hits all alike.
+/// When the growth from N to 2N is too small to rise above noise, N is scaled up and the
+/// measurement repeated.
 ///
-/// A run costs a fixed part (start-up), a part per packet, and parts that stop growing once
-/// a limit is reached: the analyzer keeps at most 10,000 anomalies and `--max-flows` flows,
-/// and reports only those. So `t(2N) / t(N)` of a linear program is below 2 by an amount
-/// that depends on where the limits fall (1.66 measured). The ratio asserted compares what
-/// the second N packets cost with what the second and third N cost,
-/// `(t(3N) - t(N)) / (t(2N) - t(N))`: 2 for linear work once the limits are reached within
-/// the first N, 2.67 for quadratic work.
-fn doubling_ratio(command: &[&str], what: &str, make: fn(usize) -> Vec<u8>, dir: &Path) -> f64 {
+/// A run costs a fixed part (start-up), a part per packet, and parts that stop growing once a
+/// limit is reached: the analyzer keeps at most 10,000 anomalies and `--max-flows` flows, and
+/// reports only those. The ratio compares what the last 2N packets cost with what the N before
+/// them cost, `(t(4N) - t(2N)) / (t(2N) - t(N))`: the fixed part cancels, linear work gives 2,
+/// quadratic work 4 (16 - 4 over 4 - 1), and a limit reached on the way makes it smaller.
+fn growth_ratio(command: &[&str], what: &str, make: fn(usize) -> Vec<u8>, dir: &Path) -> f64 {
     let mut packets = ADVERSARIAL_PACKETS;
     loop {
-        let files = [1, 2, 3].map(|times| {
+        let files = [1, 2, 4].map(|times| {
             let path = dir.join(format!("{what}-{}.pcap", times * packets));
             if !path.exists() {
                 fs::write(&path, make(times * packets)).expect("write capture");
@@ -721,15 +721,14 @@ fn doubling_ratio(command: &[&str], what: &str, make: fn(usize) -> Vec<u8>, dir:
             }
         }
         let growth = best[1].saturating_sub(best[0]);
-        let [one, two, three] = best.map(|d| d.as_secs_f64());
-        let ratio = (three - one) / (two - one).max(1e-6);
+        let [one, two, four] = best.map(|d| d.as_secs_f64());
+        let ratio = (four - two) / (two - one).max(1e-6);
         eprintln!(
-            "{command:?} on {what}: {:.0} / {:.0} / {:.0} ms CPU for {packets} / twice / three \
-             times as many packets: t(2N)/t(N) {:.2}, (t(3N)-t(N))/(t(2N)-t(N)) {ratio:.2}",
+            "{command:?} on {what}: {:.0} / {:.0} / {:.0} ms CPU for {packets} / twice / four \
+             times as many packets: (t(4N)-t(2N))/(t(2N)-t(N)) {ratio:.2}",
             one * 1e3,
             two * 1e3,
-            three * 1e3,
-            two / one,
+            four * 1e3,
         );
         if growth >= MIN_GROWTH || packets >= MAX_ADVERSARIAL_PACKETS {
             return ratio;
@@ -758,15 +757,18 @@ fn doubling_the_input_doubles_the_time() {
             commands.push(&["analyze", "--json", "--max-flows", "1000"]);
         }
         for command in commands {
-            let ratio = doubling_ratio(command, what, make, dir.path());
-            if !(1.6..=2.5).contains(&ratio) {
+            let ratio = growth_ratio(command, what, make, dir.path());
+            // Halfway between linear (2) and quadratic (4) work. No lower bound: a limit
+            // reached within the first 2N makes the later packets cheaper, which is not a bug,
+            // and measured ratios down to 1.46 came from it.
+            if ratio >= 3.0 {
                 failures.push(format!("{command:?} on {what}: ratio {ratio:.2}"));
             }
         }
     }
     assert!(
         failures.is_empty(),
-        "time does not grow linearly: {failures:?}"
+        "time grows faster than linearly: {failures:?}"
     );
 }
 

@@ -14,3 +14,23 @@ impl Ieth<'_> {
         u32_at::<0, 4>(self.bytes)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Hand-assembled from IBA vol 1 9.3.7 (IETH: one 32-bit R_Key): R_Key 0x89abcdef.
+    static BYTES: [u8; 4] = [0x89, 0xab, 0xcd, 0xef];
+
+    #[test]
+    fn fields() {
+        let ieth = Ieth::new_checked(&BYTES, 54).unwrap();
+        assert_eq!(ieth.rkey(), 0x89abcdef);
+    }
+
+    #[test]
+    fn short_buffer_names_layer_and_offset() {
+        let err = Ieth::new_checked(&BYTES[..3], 54).unwrap_err();
+        assert_eq!(err, super::super::DecodeError::short(Layer::Ieth, 54, 4, 3));
+    }
+}

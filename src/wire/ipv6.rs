@@ -59,3 +59,38 @@ impl Ipv6Header<'_> {
         Ipv6Addr::from(array_at::<24, 16, 40>(self.bytes))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Hand-assembled from RFC 8200 section 3: version 6, traffic class 0x6a, flow label
+    // 0xabcde (first word 0x66aabcde), payload length 48, next header 17, hop limit 32,
+    // fd00::a -> fd00::b.
+    static BYTES: [u8; 40] = [
+        0x66, 0xaa, 0xbc, 0xde, 0x00, 0x30, 0x11, 0x20, 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0x0a, 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0b,
+    ];
+
+    #[test]
+    fn fields() {
+        let ip = Ipv6Header::new_checked(&BYTES, 18).unwrap();
+        assert_eq!(ip.version(), 6);
+        assert_eq!(ip.traffic_class(), 0x6a);
+        assert_eq!(ip.flow_label(), 0xabcde);
+        assert_eq!(ip.payload_len(), 48);
+        assert_eq!(ip.next_header(), 17);
+        assert_eq!(ip.hop_limit(), 32);
+        assert_eq!(ip.src(), "fd00::a".parse::<Ipv6Addr>().unwrap());
+        assert_eq!(ip.dst(), "fd00::b".parse::<Ipv6Addr>().unwrap());
+    }
+
+    #[test]
+    fn short_buffer_names_layer_and_offset() {
+        let err = Ipv6Header::new_checked(&BYTES[..39], 18).unwrap_err();
+        assert_eq!(
+            err,
+            super::super::DecodeError::short(Layer::Ipv6, 18, 40, 39)
+        );
+    }
+}

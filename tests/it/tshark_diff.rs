@@ -1579,3 +1579,199 @@ fn rdmadump_agrees_with_tshark_on_every_capture() {
         );
     }
 }
+
+/// rdmadump's CRC verdicts (`icrc.status`, `vcrc.status`) and why none is compared with
+/// tshark's: tshark 4.0 gives none. Its InfiniBand dissector adds the stored CRC as a plain
+/// number (`-G fields` has no status field beside it, `-G defaultprefs` no option to check
+/// it) and shows a corrupted CRC exactly as a good one. The test below checks that this is
+/// still so, on frames whose generator truth is `bad` and `ok`: a tshark that starts giving a
+/// verdict fails it, and the verdict must then be compared like every other field.
+struct NoVerdict {
+    /// rdmadump's verdict, as in docs/tshark-differences.md.
+    ours: &'static str,
+    /// The truth key in fixtures/expected/ that says which frames are bad.
+    truth: &'static str,
+    /// tshark's field for the stored value, and how `-V` names it.
+    stored: &'static str,
+    shown: &'static str,
+    /// A capture with frames the truth calls bad and ok; `[ERF-wrapped]` for linktype 247.
+    capture: &'static str,
+    wrapped: bool,
+    reason: &'static str,
+}
+
+const NO_VERDICT: &[NoVerdict] = &[
+    NoVerdict {
+        ours: "icrc.status",
+        truth: "icrc",
+        stored: "infiniband.invariant.crc",
+        shown: "Invariant CRC",
+        capture: "roce_v2_crc_cases.pcap",
+        wrapped: false,
+        reason: "tshark 4.0 shows the ICRC as stored and never computes it",
+    },
+    NoVerdict {
+        ours: "vcrc.status",
+        truth: "vcrc",
+        stored: "infiniband.variant.crc",
+        shown: "Variant CRC",
+        capture: "ib_native.pcap",
+        wrapped: true,
+        reason: "tshark 4.0 shows the VCRC as stored and never computes it",
+    },
+];
+
+fn tshark_text(args: &[&str], config_dir: &Path) -> String {
+    let out = Command::new("tshark")
+        .env("WIRESHARK_CONFIG_DIR", config_dir)
+        .args(args)
+        .output()
+        .expect("run tshark");
+    assert!(out.status.success(), "tshark {args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// tshark's `-V` text of every frame of a capture, by frame number.
+fn verbose_frames(path: &Path, config_dir: &Path) -> HashMap<u64, String> {
+    let mut args = vec!["-n", "-V", "-r", path.to_str().unwrap()];
+    args.extend_from_slice(TSHARK_OPTS);
+    let text = tshark_text(&args, config_dir);
+    let mut frames = HashMap::new();
+    let mut current: Option<(u64, String)> = None;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("Frame ")
+            && let Some(number) = rest.split(':').next().and_then(|n| n.parse().ok())
+        {
+            frames.extend(current.take());
+            current = Some((number, String::new()));
+        }
+        if let Some((_, body)) = current.as_mut() {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    frames.extend(current);
+    frames
+}
+
+#[test]
+fn tshark_still_gives_no_crc_verdict_to_compare_with() {
+    if !tshark_available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tshark is not installed, and CI must run the differential test"
+        );
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let config = scratch.path().join("wireshark-config");
+    std::fs::create_dir(&config).unwrap();
+    let fields = tshark_text(&["-G", "fields"], &config);
+    let prefs = tshark_text(&["-G", "defaultprefs"], &config);
+    let mut problems = Vec::new();
+    for nv in NO_VERDICT {
+        let what = format!("{} ({})", nv.ours, nv.reason);
+        // Any field registered under the stored one (a ".status", ".bad", ...) is a verdict.
+        let related: Vec<&str> = fields
+            .lines()
+            .filter_map(|l| l.split('\t').nth(2))
+            .filter(|name| name.starts_with(nv.stored) && *name != nv.stored)
+            .collect();
+        if !related.is_empty() {
+            problems.push(format!(
+                "{what}: tshark now has {related:?}: compare the verdict"
+            ));
+        }
+        if !fields
+            .lines()
+            .any(|l| l.split('\t').nth(2) == Some(nv.stored))
+        {
+            problems.push(format!("{what}: tshark no longer has {}", nv.stored));
+        }
+        let checking: Vec<&str> = prefs
+            .lines()
+            .filter(|l| l.starts_with("#infiniband."))
+            .filter(|l| ["crc", "check", "verif"].iter().any(|w| l.contains(w)))
+            .collect();
+        if !checking.is_empty() {
+            problems.push(format!(
+                "{what}: tshark now has {checking:?}: compare the verdict"
+            ));
+        }
+
+        let truth: Value = serde_json::from_str(
+            &std::fs::read_to_string(fixture(&format!("expected/{}.json", nv.capture))).unwrap(),
+        )
+        .unwrap();
+        let path = fixture(nv.capture);
+        let (input, numbers) = if nv.wrapped {
+            let records = infiniband_records(&std::fs::read(&path).unwrap());
+            let input = scratch.path().join(format!("{}.erf.pcap", nv.capture));
+            std::fs::write(&input, erf_wrap(&records)).unwrap();
+            let numbers: HashMap<u64, u64> = records
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.frame, i as u64 + 1))
+                .collect();
+            (input, numbers)
+        } else {
+            let numbers = truth["frames"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| (f["frame"].as_u64().unwrap(), f["frame"].as_u64().unwrap()))
+                .collect();
+            (path, numbers)
+        };
+        let shown = verbose_frames(&input, &config);
+        let mut seen = HashMap::new();
+        for frame in truth["frames"].as_array().unwrap() {
+            let verdict = frame[nv.truth].as_str().unwrap_or("");
+            if verdict != "ok" && verdict != "bad" {
+                continue;
+            }
+            let number = frame["frame"].as_u64().unwrap();
+            let text = numbers.get(&number).and_then(|n| shown.get(n));
+            let Some(text) = text else {
+                problems.push(format!("{what}: tshark shows no frame for frame {number}"));
+                continue;
+            };
+            // The stored value alone, "Invariant CRC: 0x4382279e", on a good CRC and a bad
+            // one alike, and no expert message about it. (tshark repeats the VCRC line of an
+            // LNH=0 raw packet; both copies are bare.)
+            let lines: Vec<&str> = text.lines().filter(|l| l.contains(nv.shown)).collect();
+            // Frames where tshark stops before the CRC (docs row 13) show nothing to judge.
+            if lines.is_empty() {
+                continue;
+            }
+            let bare = lines.iter().all(|l| {
+                l.trim()
+                    .strip_prefix(&format!("{}: 0x", nv.shown))
+                    .is_some_and(|hex| hex.chars().all(|c| c.is_ascii_hexdigit()))
+            });
+            let expert = text
+                .lines()
+                .any(|l| l.contains("Expert Info") && l.to_lowercase().contains("crc"));
+            if !bare || expert {
+                problems.push(format!(
+                    "{what}: on frame {number} (truth {verdict}) tshark shows {lines:?}{}: \
+                     compare the verdict",
+                    if expert {
+                        " with an expert message"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            *seen.entry(verdict).or_insert(0) += 1;
+        }
+        // Without a bad CRC and a good one looking alike, the absence of a verdict is not shown.
+        if !seen.contains_key("bad") || !seen.contains_key("ok") {
+            problems.push(format!(
+                "{what}: {} frames bad and ok: {seen:?}",
+                nv.capture
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
