@@ -67,8 +67,10 @@ fn eval(expr: &Expr, pkt: &Packet<'_>) -> bool {
             _ => false,
         },
         Expr::Not(inner) => !eval(inner, pkt),
-        Expr::And(a, b) => eval(a, pkt) && eval(b, pkt),
-        Expr::Or(a, b) => eval(a, pkt) || eval(b, pkt),
+        // Operand lists, not nested pairs, so a long chain is a loop here; what recursion
+        // is left follows parentheses and `!`, which the parser limits to `MAX_DEPTH`.
+        Expr::And(all) => all.iter().all(|e| eval(e, pkt)),
+        Expr::Or(any) => any.iter().any(|e| eval(e, pkt)),
     }
 }
 
