@@ -4,6 +4,7 @@ mod harness;
 
 mod cli;
 mod expected_fixtures;
+mod filter_limits;
 mod generated;
 mod real_capture;
 mod recipes;
