@@ -52,13 +52,46 @@ pub enum Expr {
 }
 
 /// A problem with the filter text; `column` is 1-based.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("filter error at column {column}: {message}\n  {text}\n  {caret:>width$}", caret = "^", width = .column)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FilterError {
     pub column: usize,
     pub message: String,
     pub text: String,
 }
+
+/// How much of the text to quote on either side of the column.
+const CONTEXT: usize = 60;
+
+impl std::fmt::Display for FilterError {
+    /// Quotes the text under the message with a caret at the column, but only the part
+    /// around the column: a generated filter can be 100 KB long, which would bury the
+    /// caret and flood the terminal.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = &self.text;
+        let at = (self.column - 1).min(text.len());
+        let mut start = at.saturating_sub(CONTEXT);
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = (at + CONTEXT).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let before = if start > 0 { "…" } else { "" };
+        let after = if end < text.len() { "…" } else { "" };
+        let caret = before.chars().count() + text[start..at].chars().count() + 1;
+        write!(
+            f,
+            "filter error at column {}: {}\n  {before}{}{after}\n  {:>caret$}",
+            self.column,
+            self.message,
+            &text[start..end],
+            "^"
+        )
+    }
+}
+
+impl std::error::Error for FilterError {}
 
 /// Why parsing stopped, and where: `at` is the rest of the text, from the offending token.
 #[derive(Debug)]
@@ -669,5 +702,35 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn the_message_quotes_the_text_around_the_column() {
+        let err = parse("bth.psn == 1 .").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "filter error at column 14: unexpected `.`\n  bth.psn == 1 .\n               ^"
+        );
+        let long = format!("{}bth", "(".repeat(20_000));
+        let shown = parse(&long).unwrap_err().to_string();
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines.len(), 3, "{shown}");
+        assert_eq!(
+            lines[0],
+            "filter error at column 257: filter nests deeper than 256 levels"
+        );
+        assert_eq!(lines[1], format!("  …{}…", "(".repeat(2 * CONTEXT)));
+        // The caret stands under the 257th `(`, CONTEXT characters into the excerpt.
+        assert_eq!(lines[2], format!("  {}^", " ".repeat(1 + CONTEXT)));
+        let near_the_end = parse(&format!("{} && é .", vec!["bth"; 100].join(" && ")));
+        let shown = near_the_end.unwrap_err().to_string();
+        let lines: Vec<&str> = shown.lines().collect();
+        assert!(
+            lines[1].starts_with("  …") && lines[1].ends_with(" é ."),
+            "{shown}"
+        );
+        // Columns count bytes, but the caret lines up by characters.
+        let position = |line: &str, c| line.chars().position(|x| x == c);
+        assert_eq!(position(lines[1], 'é'), position(lines[2], '^'), "{shown}");
     }
 }
