@@ -58,6 +58,21 @@ impl PacketFilter {
 
 fn eval(expr: &Expr, pkt: &Packet<'_>) -> bool {
     match expr {
+        Expr::Not(inner) => !operand(inner, pkt),
+        // Operand lists, not nested pairs, so a long chain is a loop here; what recursion
+        // is left follows parentheses and `!`, which the parser limits to `MAX_DEPTH`.
+        Expr::And(all) => all.iter().all(|e| operand(e, pkt)),
+        Expr::Or(any) => any.iter().any(|e| operand(e, pkt)),
+        leaf => operand(leaf, pkt),
+    }
+}
+
+/// Tests a leaf in place, and calls `eval` only for the rest: most operands are leaves,
+/// and a call for each one made evaluation slower than the binary tree the operand
+/// lists replaced (measured with cachegrind on `read -Y`).
+#[inline(always)]
+fn operand(expr: &Expr, pkt: &Packet<'_>) -> bool {
+    match expr {
         Expr::Test(field) => match (field.get)(pkt) {
             Some(Value::Bool(b)) => b,
             Some(_) => true,
@@ -71,12 +86,13 @@ fn eval(expr: &Expr, pkt: &Packet<'_>) -> bool {
             Some(Value::Str(got)) => (got == want.as_str()) == (*op == Op::Eq),
             _ => false,
         },
-        Expr::Not(inner) => !eval(inner, pkt),
-        Expr::And(a, b) => eval(a, pkt) && eval(b, pkt),
-        Expr::Or(a, b) => eval(a, pkt) || eval(b, pkt),
+        Expr::Not(_) | Expr::And(_) | Expr::Or(_) => eval(expr, pkt),
     }
 }
 
+// Once `eval` tests leaves in place the compiler stops inlining this on its own, and the
+// call is a measurable share of evaluating a comparison.
+#[inline(always)]
 fn compare(got: Value, op: Op, want: Value) -> bool {
     match (got, want) {
         (Value::Int(a), Value::Int(b)) => match op {

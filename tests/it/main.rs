@@ -5,6 +5,7 @@ mod layers;
 
 mod cli;
 mod expected_fixtures;
+mod filter_limits;
 mod generated;
 mod real_capture;
 mod recipes;
