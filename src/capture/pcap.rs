@@ -5,8 +5,8 @@
 //! capture), because only it knows whether the input has ended.
 
 use nom::bytes::complete::{tag, take};
+use nom::combinator::map_opt;
 use nom::number::Endianness;
-use nom::number::complete::u32;
 use nom::{IResult, Parser};
 
 use super::{CaptureError, Input, Located, MAX_RECORD, WarningSink};
@@ -40,6 +40,22 @@ pub(crate) struct RecordHeader {
 /// The errors carry nothing: every caller turns a failure into its own message with the
 /// file offset, and a unit error costs nothing to build on a damaged file's many failures.
 type PResult<'a, T> = IResult<&'a [u8], T, ()>;
+
+/// A 32-bit field in byte order `endian`, for pcap and pcapng alike. nom's own `u32`
+/// assembles the value a byte at a time, which the optimiser did not always turn back into
+/// one load: measured with cachegrind over 200000 64-byte packets, the pcapng walk took 466
+/// instructions a block with it, 340 with this, and 378 for the hand-written reader before.
+#[inline]
+pub(crate) fn u32<'a>(endian: Endianness) -> impl Parser<&'a [u8], Output = u32, Error = ()> {
+    map_opt(take(4usize), move |b: &[u8]| {
+        let word = *b.first_chunk::<4>()?;
+        Some(match endian {
+            Endianness::Big => u32::from_be_bytes(word),
+            Endianness::Little => u32::from_le_bytes(word),
+            Endianness::Native => u32::from_ne_bytes(word),
+        })
+    })
+}
 
 /// The four magic numbers: microsecond or nanosecond fractions, written in either order.
 pub(crate) fn magic(input: &[u8]) -> PResult<'_, Magic> {

@@ -6,10 +6,11 @@ use nom::branch::alt;
 use nom::bytes::complete::{tag, take};
 use nom::combinator::{all_consuming, peek, rest, value};
 use nom::number::Endianness;
-use nom::number::complete::{i64, u8, u16, u32};
+use nom::number::complete::{i64, u8, u16};
 use nom::{IResult, Parser};
 
 use super::super::MAX_RECORD;
+use super::super::pcap::u32;
 
 pub(super) const SHB: u32 = 0x0a0d_0d0a;
 pub(super) const IDB: u32 = 0x0000_0001;
