@@ -3,20 +3,16 @@
 //! broken length is skipped by scanning for the next block whose leading and trailing
 //! lengths agree.
 
-use super::{CaptureError, Input, Located, MAX_RECORD, WarningSink};
+mod block;
 
-const SHB: u32 = 0x0a0d_0d0a;
-const IDB: u32 = 0x0000_0001;
-const PB: u32 = 0x0000_0002;
-const SPB: u32 = 0x0000_0003;
-const NRB: u32 = 0x0000_0004;
-const ISB: u32 = 0x0000_0005;
-const EPB: u32 = 0x0000_0006;
-const DSB: u32 = 0x0000_000a;
+use nom::Parser;
+use nom::number::Endianness;
 
-const OPT_END: u16 = 0;
-const OPT_IF_TSRESOL: u16 = 9;
-const OPT_IF_TSOFFSET: u16 = 14;
+use super::{CaptureError, Input, Located, WarningSink};
+use block::{
+    Block, MIN_BLOCK_LEN, OPT_IF_TSOFFSET, OPT_IF_TSRESOL, PACKET_FIELDS_LEN, PacketFields,
+    Resolution, SHB, SPB_FIELDS_LEN,
+};
 
 /// A damaged file stops when no valid block turns up within this many bytes.
 const MAX_RESYNC_SCAN: u64 = 64 << 20;
@@ -25,14 +21,6 @@ const MAX_INTERFACES: usize = 1 << 16;
 
 pub(crate) fn is_pcapng(magic: [u8; 4]) -> bool {
     u32::from_be_bytes(magic) == SHB
-}
-
-#[derive(Clone, Copy)]
-enum Resolution {
-    /// Units of 10^-n seconds.
-    Decimal(u8),
-    /// Units of 2^-n seconds.
-    Binary(u8),
 }
 
 #[derive(Clone, Copy)]
@@ -60,12 +48,23 @@ impl Interface {
     }
 }
 
-#[derive(Default)]
 pub(crate) struct PcapNgState {
-    big_endian: bool,
+    /// Byte order of the current section, from its header's byte-order magic.
+    endian: Endianness,
     interfaces: Vec<Interface>,
     /// Where scanning for a valid block started, while recovering from damage.
     resync_from: Option<u64>,
+}
+
+impl Default for PcapNgState {
+    fn default() -> Self {
+        PcapNgState {
+            // Only a section header's own magic sets the order, and the file starts with one.
+            endian: Endianness::Little,
+            interfaces: Vec::new(),
+            resync_from: None,
+        }
+    }
 }
 
 enum Verdict {
@@ -74,24 +73,6 @@ enum Verdict {
 }
 
 impl PcapNgState {
-    fn u16(&self, b: &[u8], at: usize) -> u16 {
-        let b = [b[at], b[at + 1]];
-        if self.big_endian {
-            u16::from_be_bytes(b)
-        } else {
-            u16::from_le_bytes(b)
-        }
-    }
-
-    fn u32(&self, b: &[u8], at: usize) -> u32 {
-        let b = [b[at], b[at + 1], b[at + 2], b[at + 3]];
-        if self.big_endian {
-            u32::from_be_bytes(b)
-        } else {
-            u32::from_le_bytes(b)
-        }
-    }
-
     pub fn locate<I: Input>(
         &mut self,
         input: &mut I,
@@ -109,22 +90,24 @@ impl PcapNgState {
                     ),
                 });
             }
-            let head = input.peek(12)?;
+            let head = input.peek(MIN_BLOCK_LEN)?;
             if head.is_empty() {
                 return Ok(None);
             }
-            if head.len() < 12 {
+            let Ok((_, mut header)) = block::header(self.endian).parse(head) else {
                 if self.resync_from.is_none() {
-                    sink.cut_short(offset, "block header", 12, head.len());
+                    sink.cut_short(offset, "block header", MIN_BLOCK_LEN, head.len());
                 }
                 return Ok(None);
-            }
-            if u32::from_be_bytes([head[0], head[1], head[2], head[3]]) == SHB {
+            };
+            if header.block_type == SHB {
                 // The section's byte order is only known from its own byte-order magic.
-                match [head[8], head[9], head[10], head[11]] {
-                    [0x1a, 0x2b, 0x3c, 0x4d] => self.big_endian = true,
-                    [0x4d, 0x3c, 0x2b, 0x1a] => self.big_endian = false,
-                    _ => {
+                match block::section_header(head) {
+                    Ok((_, (endian, section))) => {
+                        self.endian = endian;
+                        header = section;
+                    }
+                    Err(_) => {
                         self.damaged(
                             input,
                             sink,
@@ -135,30 +118,27 @@ impl PcapNgState {
                     }
                 }
             }
-            let block_type = self.u32(head, 0);
-            let total_len = self.u32(head, 4) as usize;
-            let known = matches!(block_type, SHB | IDB | PB | SPB | NRB | ISB | EPB | DSB);
-            if self.resync_from.is_some() && !known {
+            if self.resync_from.is_some() && !header.is_known() {
                 input.consume(4);
                 continue;
             }
-            if total_len < 12 || !total_len.is_multiple_of(4) || total_len > MAX_RECORD + 64 {
+            let Some(total_len) = header.plausible_len() else {
                 self.damaged(
                     input,
                     sink,
                     offset,
-                    format!("block length {total_len} is impossible"),
+                    format!("block length {} is impossible", header.total_len),
                 );
                 continue;
-            }
-            let block = input.peek(total_len)?;
-            if block.len() < total_len {
+            };
+            let window = input.peek(total_len)?;
+            let Ok((_, frame)) = block::frame(self.endian, total_len).parse(window) else {
                 if self.resync_from.is_none() {
-                    sink.cut_short(offset, "block", total_len, block.len());
+                    sink.cut_short(offset, "block", total_len, window.len());
                 }
                 return Ok(None);
-            }
-            let trailer = self.u32(block, total_len - 4) as usize;
+            };
+            let trailer = frame.trailing_len as usize;
             if trailer != total_len {
                 self.damaged(
                     input,
@@ -177,7 +157,7 @@ impl PcapNgState {
                     ),
                 );
             }
-            let verdict = self.read_block(block_type, block, offset, sink);
+            let verdict = self.read_block(header.block_type, frame.body, total_len, offset, sink);
             match verdict {
                 Ok(Verdict::Packet(located)) => return Ok(Some(located)),
                 Ok(Verdict::Skip(len)) => input.consume(len),
@@ -206,83 +186,78 @@ impl PcapNgState {
         input.consume(4);
     }
 
-    /// Interprets one block whose lengths are consistent. An `Err` is a problem confined
-    /// to this block: it is reported and the block skipped.
+    /// Interprets the body of one block whose lengths are consistent. An `Err` is a problem
+    /// confined to this block: it is reported and the block skipped.
     fn read_block(
         &mut self,
         block_type: u32,
-        block: &[u8],
+        body: &[u8],
+        total_len: usize,
         offset: u64,
         sink: &mut WarningSink<'_>,
     ) -> Result<Verdict, String> {
-        let total_len = block.len();
-        let body_end = total_len - 4;
-        match block_type {
-            SHB => {
+        // Offset of the body within the block, to place the packet data for `Located`.
+        const BODY_START: usize = 8;
+        match block::block(self.endian, block_type, body)? {
+            Block::Shb => {
                 self.interfaces.clear();
                 Ok(Verdict::Skip(total_len))
             }
-            IDB => {
-                if body_end < 16 {
-                    return Err("interface description block too short".into());
-                }
+            Block::Idb {
+                linktype,
+                snaplen,
+                options,
+            } => {
                 if self.interfaces.len() >= MAX_INTERFACES {
                     return Err(format!(
                         "more than {MAX_INTERFACES} interfaces in one section"
                     ));
                 }
                 let mut interface = Interface {
-                    linktype: u32::from(self.u16(block, 8)),
-                    snaplen: self.u32(block, 12),
+                    linktype: u32::from(linktype),
+                    snaplen,
                     resolution: Resolution::Decimal(6),
                     offset_s: 0,
                 };
-                self.read_idb_options(&block[16..body_end], &mut interface, offset, sink);
+                self.read_idb_options(options, &mut interface, offset, sink);
                 self.interfaces.push(interface);
                 Ok(Verdict::Skip(total_len))
             }
-            EPB | PB => {
-                if body_end < 28 {
-                    return Err("packet block too short".into());
-                }
-                let iface = if block_type == EPB {
-                    self.u32(block, 8)
-                } else {
-                    u32::from(self.u16(block, 8))
-                };
-                let units = (u64::from(self.u32(block, 12)) << 32) | u64::from(self.u32(block, 16));
-                let caplen = self.u32(block, 20) as usize;
-                let orig_len = self.u32(block, 24);
-                if caplen > body_end - 28 {
+            Block::Epb(packet) | Block::Pb(packet) => {
+                let PacketFields {
+                    iface,
+                    ts_units,
+                    caplen,
+                    orig_len,
+                    data,
+                } = packet;
+                let caplen = caplen as usize;
+                if caplen > data.len() {
                     return Err(format!(
                         "packet block claims {caplen} captured bytes but holds {}",
-                        body_end - 28
+                        data.len()
                     ));
                 }
                 let interface = self.interface(iface)?;
                 Ok(Verdict::Packet(Located {
                     total_len,
-                    data_start: 28,
+                    data_start: BODY_START + PACKET_FIELDS_LEN,
                     caplen,
                     orig_len,
-                    ts_ns: Some(interface.ts_ns(units)),
+                    ts_ns: Some(interface.ts_ns(ts_units)),
                     linktype: interface.linktype,
                     iface,
                 }))
             }
-            SPB => {
-                if body_end < 12 {
-                    return Err("simple packet block too short".into());
-                }
+            Block::Spb { orig_len, data } => {
                 let interface = self.interface(0)?;
-                let orig_len = self.u32(block, 8);
-                let mut caplen = (orig_len as usize).min(body_end - 12);
+                let mut caplen = (orig_len as usize).min(data.len());
                 if interface.snaplen != 0 {
                     caplen = caplen.min(interface.snaplen as usize);
                 }
                 Ok(Verdict::Packet(Located {
                     total_len,
-                    data_start: 12,
+                    data_start: BODY_START + SPB_FIELDS_LEN,
                     caplen,
                     orig_len,
                     ts_ns: None,
@@ -290,7 +265,7 @@ impl PcapNgState {
                     iface: 0,
                 }))
             }
-            _ => Ok(Verdict::Skip(total_len)),
+            Block::Other => Ok(Verdict::Skip(total_len)),
         }
     }
 
@@ -302,44 +277,36 @@ impl PcapNgState {
 
     fn read_idb_options(
         &self,
-        mut options: &[u8],
+        options: block::Options<'_>,
         interface: &mut Interface,
         offset: u64,
         sink: &mut WarningSink<'_>,
     ) {
-        while options.len() >= 4 {
-            let code = self.u16(options, 0);
-            let len = usize::from(self.u16(options, 2));
-            if code == OPT_END {
-                break;
-            }
-            let padded = len.div_ceil(4) * 4;
-            let Some(value) = options.get(4..4 + len) else {
-                sink.warn(
-                    offset,
-                    format!("interface option {code} runs past its block"),
-                );
-                break;
+        for option in options {
+            let option = match option {
+                Ok(option) => option,
+                Err(code) => {
+                    sink.warn(
+                        offset,
+                        format!("interface option {code} runs past its block"),
+                    );
+                    break;
+                }
             };
-            match (code, value) {
-                (OPT_IF_TSRESOL, [r]) => {
-                    interface.resolution = if r & 0x80 == 0 {
-                        Resolution::Decimal(*r)
-                    } else {
-                        Resolution::Binary(r & 0x7f)
+            // A value of the wrong size is ignored, as the interface's defaults still hold.
+            match option.code {
+                OPT_IF_TSRESOL => {
+                    if let Some(resolution) = block::if_tsresol(option.value) {
+                        interface.resolution = resolution;
                     }
                 }
-                (OPT_IF_TSOFFSET, v) if v.len() == 8 => {
-                    let raw = [v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]];
-                    interface.offset_s = if self.big_endian {
-                        i64::from_be_bytes(raw)
-                    } else {
-                        i64::from_le_bytes(raw)
-                    };
+                OPT_IF_TSOFFSET => {
+                    if let Some(offset_s) = block::if_tsoffset(self.endian, option.value) {
+                        interface.offset_s = offset_s;
+                    }
                 }
                 _ => {}
             }
-            options = options.get(4 + padded..).unwrap_or_default();
         }
     }
 }
@@ -368,5 +335,47 @@ mod tests {
         // 2^-3 s units: 12 units are 1.5 s.
         assert_eq!(iface(Resolution::Binary(3)).ts_ns(12), 1_500_000_000);
         assert_eq!(iface(Resolution::Decimal(200)).ts_ns(u64::MAX), 0);
+    }
+
+    #[test]
+    fn a_bad_block_length_is_skipped_by_resynchronising() {
+        use crate::capture::{CaptureReader, SliceInput, Warning};
+        let mut file = Vec::new();
+        // pcapng draft §4.1: little-endian SHB, version 1.0, section length unknown.
+        file.extend_from_slice(&[
+            0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff,
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0,
+        ]);
+        // §4.2: IDB, link type 1, snaplen 0, no options (microsecond timestamps).
+        file.extend_from_slice(&[1, 0, 0, 0, 20, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0]);
+        // §3.1: an EPB header claiming 13 bytes, not a multiple of 4: damage at offset 48.
+        file.extend_from_slice(&[6, 0, 0, 0, 13, 0, 0, 0]);
+        // §4.3: EPB on interface 0 at 1000000 µs, four bytes captured of four.
+        file.extend_from_slice(&[
+            6, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x42, 0x0f, 0, 4, 0, 0, 0, 4, 0,
+            0, 0, 0xde, 0xad, 0xbe, 0xef, 36, 0, 0, 0,
+        ]);
+        let mut reader = CaptureReader::new(SliceInput::new(&file)).unwrap();
+        assert!(reader.advance().unwrap());
+        let record = reader.current().unwrap();
+        assert_eq!(record.data, [0xde, 0xad, 0xbe, 0xef]);
+        assert_eq!((record.offset, record.ts_ns), (56, Some(1_000_000_000)));
+        assert_eq!(
+            reader.take_warnings().collect::<Vec<_>>(),
+            [
+                Warning {
+                    offset: 48,
+                    message: "damaged pcapng block: block length 13 is impossible; \
+                              scanning for the next valid block"
+                        .into()
+                },
+                Warning {
+                    offset: 56,
+                    message: "resynchronised after skipping 8 damaged bytes".into()
+                },
+            ]
+        );
+        assert!(!reader.advance().unwrap());
+        assert!(!reader.was_cut_short());
     }
 }
