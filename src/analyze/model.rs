@@ -244,17 +244,31 @@ fn role_name<S: Serializer>(role: &Role, serializer: S) -> Result<S::Ok, S::Erro
     serializer.serialize_str(role.name())
 }
 
-/// One row of the flow list.
+/// One row of the flow list. Its keys are written out rather than flattened from
+/// `FlowId`, `First` and `Last`: serde serializes a flattened struct through a map, which
+/// made a million-flow report markedly slower, and this is the one list that grows with
+/// the capture.
 #[derive(Serialize)]
 pub struct FlowRow<'a> {
-    #[serde(flatten)]
-    pub id: FlowId<'a>,
+    #[serde(serialize_with = "display")]
+    pub src: &'a crate::dissect::Address,
+    #[serde(serialize_with = "display")]
+    pub dst: &'a crate::dissect::Address,
+    pub dest_qp: u32,
+    #[serde(serialize_with = "role_name")]
+    pub role: Role,
     pub packets: u64,
     pub bytes: u64,
-    #[serde(flatten)]
-    pub first: First<'a>,
-    #[serde(flatten)]
-    pub last: Last<'a>,
+    pub first_frame: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_ts: Option<Seconds>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_file: Option<&'a str>,
+    pub last_frame: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_ts: Option<Seconds>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_file: Option<&'a str>,
     pub first_psn: u32,
     pub last_psn: u32,
     pub psn_gaps: u32,
@@ -277,11 +291,18 @@ pub struct FlowRow<'a> {
 impl<'a> FlowRow<'a> {
     pub fn new(key: &'a FlowKey, flow: &'a Flow, files: Files<'a>) -> Self {
         FlowRow {
-            id: FlowId::new(key),
+            src: &key.src,
+            dst: &key.dst,
+            dest_qp: key.dest_qp,
+            role: key.role,
             packets: flow.packets,
             bytes: flow.bytes,
-            first: First::new(flow.first, files),
-            last: Last::new(flow.last, files),
+            first_frame: flow.first.frame,
+            first_ts: flow.first.ts_ns.map(Seconds),
+            first_file: files.name(flow.first.file),
+            last_frame: flow.last.frame,
+            last_ts: flow.last.ts_ns.map(Seconds),
+            last_file: files.name(flow.last.file),
             first_psn: flow.first_psn,
             last_psn: flow.last_psn,
             psn_gaps: flow.psn_gaps,
