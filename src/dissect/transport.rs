@@ -1,6 +1,10 @@
 //! BTH, the extended headers its opcode calls for, the payload and the ICRC.
 
+use nom::Parser;
+use nom::combinator::cond;
+
 use super::bounds::{Bytes, Stop};
+use super::parse::{array, header, run};
 use super::{IcrcJob, Packet, malformed};
 use crate::crc::{CrcCheck, IcrcPrefix};
 use crate::wire::aeth::Aeth;
@@ -20,17 +24,19 @@ const ICRC_LEN: usize = 4;
 const FETH_LEN: usize = 4;
 const CNP_RESERVED_LEN: usize = 16;
 
-/// Decodes the transport packet from `at` (the BTH) to `packet.end()` (the end of the ICRC).
+/// Decodes the transport packet from the cursor (the BTH) to `packet.end()` (the end of
+/// the ICRC).
+#[inline]
 pub fn decode<'a>(
     pkt: &mut Packet<'a>,
     packet: Bytes<'a>,
-    at: usize,
     prefix: IcrcPrefix<'a>,
 ) -> Result<(), Stop> {
+    let at = packet.at();
     let end = packet.end();
     if end < at + Bth::LEN + ICRC_LEN {
         // Say whether the BTH itself is missing, or only the room for the ICRC.
-        packet.need(at, Bth::LEN, Layer::Bth)?;
+        run(header::<Bth>(Layer::Bth), packet)?;
         return Err(malformed(Layer::Bth, at, "no room for BTH and ICRC"));
     }
     let icrc_at = end - ICRC_LEN;
@@ -44,32 +50,24 @@ pub fn decode<'a>(
         }
         None => pkt.icrc = Some(CrcCheck::unverifiable(None)),
     }
-    let bth =
-        Bth::new_checked(packet.need(at, Bth::LEN, Layer::Bth)?, at).map_err(Stop::Malformed)?;
+    let (rest, bth) = run(header::<Bth>(Layer::Bth), packet)?;
     pkt.bth = Some(bth);
 
     // Headers and payload end where the ICRC begins.
-    let body = packet.limit(icrc_at, Layer::Bth, at, "headers run into the ICRC")?;
-    let info = opcode::info(bth.opcode());
-    let mut cursor = at + Bth::LEN;
-    let ext = info.ext;
+    let mut body = rest.limit(icrc_at, Layer::Bth, at, "headers run into the ICRC")?;
+    let ext = opcode::info(bth.opcode()).ext;
+    // The opcode fixes which extended headers follow and in what order; each is recorded
+    // as soon as it is parsed, so a packet cut inside a later one still shows the earlier.
     macro_rules! ext_header {
         ($set:expr, $view:ident, $field:ident, $layer:expr) => {
-            if ext.has($set) {
-                let bytes = body.need(cursor, $view::LEN, $layer).map_err(overrun)?;
-                pkt.$field = Some($view::new_checked(bytes, cursor).map_err(Stop::Malformed)?);
-                cursor += $view::LEN;
-            }
+            (body, pkt.$field) = extended(ext.has($set), header::<$view>($layer), body)?;
         };
     }
     ext_header!(ExtSet::RDETH, Rdeth, rdeth, Layer::Rdeth);
     ext_header!(ExtSet::DETH, Deth, deth, Layer::Deth);
     ext_header!(ExtSet::XRCETH, XrcEth, xrceth, Layer::XrcEth);
-    if ext.has(ExtSet::FETH) {
-        let b = body.need(cursor, FETH_LEN, Layer::Feth).map_err(overrun)?;
-        pkt.feth = Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-        cursor += FETH_LEN;
-    }
+    let feth = array::<FETH_LEN>(Layer::Feth).map(|b| u32::from_be_bytes(*b));
+    (body, pkt.feth) = extended(ext.has(ExtSet::FETH), feth, body)?;
     ext_header!(ExtSet::RETH, Reth, reth, Layer::Reth);
     ext_header!(ExtSet::ATOMIC_ETH, AtomicEth, atomic_eth, Layer::AtomicEth);
     ext_header!(ExtSet::AETH, Aeth, aeth, Layer::Aeth);
@@ -81,13 +79,11 @@ pub fn decode<'a>(
     );
     ext_header!(ExtSet::IMMDT, ImmDt, immdt, Layer::ImmDt);
     ext_header!(ExtSet::IETH, Ieth, ieth, Layer::Ieth);
-    if bth.opcode() == opcode::CNP {
-        // The CNP's 16 reserved bytes are part of its format, not payload.
-        body.need(cursor, CNP_RESERVED_LEN, Layer::Cnp)
-            .map_err(overrun)?;
-        cursor += CNP_RESERVED_LEN;
-    }
+    // The CNP's 16 reserved bytes are part of its format, not payload.
+    let cnp = array::<CNP_RESERVED_LEN>(Layer::Cnp);
+    (body, _) = extended(bth.opcode() == opcode::CNP, cnp, body)?;
 
+    let cursor = body.at();
     let pad = usize::from(bth.pad_count());
     let room = icrc_at - cursor;
     if pad > room {
@@ -110,13 +106,18 @@ pub fn decode<'a>(
     Ok(())
 }
 
-/// An extended header that runs past the packet's end is a length disagreement, named as
-/// such; one cut by the snaplen stays a truncation.
-fn overrun(stop: Stop) -> Stop {
-    match stop {
+/// An extended header if the opcode calls for it. One that runs past the packet's end is
+/// a length disagreement, named as such; one cut by the snaplen stays a truncation.
+#[inline]
+fn extended<'a, O>(
+    present: bool,
+    parser: impl nom::Parser<Bytes<'a>, Output = O, Error = Stop>,
+    body: Bytes<'a>,
+) -> Result<(Bytes<'a>, Option<O>), Stop> {
+    run(cond(present, parser), body).map_err(|stop| match stop {
         Stop::Malformed(DecodeError { layer, offset, .. }) => Stop::Malformed(
             DecodeError::invalid(layer, offset, "header runs past the end of the packet"),
         ),
         truncated => truncated,
-    }
+    })
 }
