@@ -166,17 +166,17 @@ impl<'a> Input for Bytes<'a> {
 
     #[inline]
     fn take(&self, index: usize) -> Self {
-        let stop = self.at + index;
+        let stop = self.at.saturating_add(index);
         Bytes {
-            data: &self.data[..stop],
+            data: &self.data[..stop.min(self.data.len())],
             end: stop,
             ..*self
         }
     }
 
+    /// Unlike a slice, does not panic past the end: the next `need` reports the gap.
     #[inline]
     fn take_from(&self, index: usize) -> Self {
-        assert!(index <= self.input_len(), "take_from past the input");
         self.skip(index)
     }
 

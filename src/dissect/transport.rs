@@ -1,7 +1,6 @@
 //! BTH, the extended headers its opcode calls for, the payload and the ICRC.
 
 use nom::Parser;
-use nom::combinator::cond;
 
 use super::bounds::{Bytes, Stop};
 use super::parse::{array, header, run};
@@ -59,29 +58,37 @@ pub fn decode<'a>(
     // The opcode fixes which extended headers follow and in what order; each is recorded
     // as soon as it is parsed, so a packet cut inside a later one still shows the earlier.
     macro_rules! ext_header {
-        ($set:expr, $view:ident, $field:ident, $layer:expr) => {
-            (body, pkt.$field) = extended(ext.has($set), header::<$view>($layer), body)?;
+        ($set:expr, $parser:expr, $field:expr) => {
+            if ext.has($set) {
+                let (rest, parsed) = run($parser, body).map_err(overrun)?;
+                $field = Some(parsed);
+                body = rest;
+            }
         };
     }
-    ext_header!(ExtSet::RDETH, Rdeth, rdeth, Layer::Rdeth);
-    ext_header!(ExtSet::DETH, Deth, deth, Layer::Deth);
-    ext_header!(ExtSet::XRCETH, XrcEth, xrceth, Layer::XrcEth);
+    ext_header!(ExtSet::RDETH, header::<Rdeth>(Layer::Rdeth), pkt.rdeth);
+    ext_header!(ExtSet::DETH, header::<Deth>(Layer::Deth), pkt.deth);
+    ext_header!(ExtSet::XRCETH, header::<XrcEth>(Layer::XrcEth), pkt.xrceth);
     let feth = array::<FETH_LEN>(Layer::Feth).map(|b| u32::from_be_bytes(*b));
-    (body, pkt.feth) = extended(ext.has(ExtSet::FETH), feth, body)?;
-    ext_header!(ExtSet::RETH, Reth, reth, Layer::Reth);
-    ext_header!(ExtSet::ATOMIC_ETH, AtomicEth, atomic_eth, Layer::AtomicEth);
-    ext_header!(ExtSet::AETH, Aeth, aeth, Layer::Aeth);
+    ext_header!(ExtSet::FETH, feth, pkt.feth);
+    ext_header!(ExtSet::RETH, header::<Reth>(Layer::Reth), pkt.reth);
+    ext_header!(
+        ExtSet::ATOMIC_ETH,
+        header::<AtomicEth>(Layer::AtomicEth),
+        pkt.atomic_eth
+    );
+    ext_header!(ExtSet::AETH, header::<Aeth>(Layer::Aeth), pkt.aeth);
     ext_header!(
         ExtSet::ATOMIC_ACK_ETH,
-        AtomicAckEth,
-        atomic_ack_eth,
-        Layer::AtomicAckEth
+        header::<AtomicAckEth>(Layer::AtomicAckEth),
+        pkt.atomic_ack_eth
     );
-    ext_header!(ExtSet::IMMDT, ImmDt, immdt, Layer::ImmDt);
-    ext_header!(ExtSet::IETH, Ieth, ieth, Layer::Ieth);
-    // The CNP's 16 reserved bytes are part of its format, not payload.
-    let cnp = array::<CNP_RESERVED_LEN>(Layer::Cnp);
-    (body, _) = extended(bth.opcode() == opcode::CNP, cnp, body)?;
+    ext_header!(ExtSet::IMMDT, header::<ImmDt>(Layer::ImmDt), pkt.immdt);
+    ext_header!(ExtSet::IETH, header::<Ieth>(Layer::Ieth), pkt.ieth);
+    if bth.opcode() == opcode::CNP {
+        // The CNP's 16 reserved bytes are part of its format, not payload.
+        (body, _) = run(array::<CNP_RESERVED_LEN>(Layer::Cnp), body).map_err(overrun)?;
+    }
 
     let cursor = body.at();
     let pad = usize::from(bth.pad_count());
@@ -106,18 +113,13 @@ pub fn decode<'a>(
     Ok(())
 }
 
-/// An extended header if the opcode calls for it. One that runs past the packet's end is
-/// a length disagreement, named as such; one cut by the snaplen stays a truncation.
-#[inline]
-fn extended<'a, O>(
-    present: bool,
-    parser: impl nom::Parser<Bytes<'a>, Output = O, Error = Stop>,
-    body: Bytes<'a>,
-) -> Result<(Bytes<'a>, Option<O>), Stop> {
-    run(cond(present, parser), body).map_err(|stop| match stop {
+/// An extended header that runs past the packet's end is a length disagreement, named as
+/// such; one cut by the snaplen stays a truncation.
+fn overrun(stop: Stop) -> Stop {
+    match stop {
         Stop::Malformed(DecodeError { layer, offset, .. }) => Stop::Malformed(
             DecodeError::invalid(layer, offset, "header runs past the end of the packet"),
         ),
         truncated => truncated,
-    })
+    }
 }
