@@ -1,6 +1,7 @@
 //! Native InfiniBand (LRH, optional GRH, VCRC) and RoCE v1 (GRH over Ethernet).
 
 use super::bounds::{Bytes, Stop};
+use super::parse::{header, run};
 use super::{Kind, Packet, VcrcJob, malformed, transport};
 use crate::crc::{CrcCheck, IcrcPrefix};
 use crate::wire::Layer;
@@ -11,10 +12,10 @@ const VCRC_LEN: usize = 2;
 const RAW_HEADER_LEN: usize = 4;
 const BTH_AND_ICRC: usize = 12 + 4;
 
-pub fn native<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, at: usize) -> Result<(), Stop> {
+pub fn native<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>) -> Result<(), Stop> {
     pkt.kind = Kind::Ib;
-    let lrh =
-        Lrh::new_checked(bytes.need(at, Lrh::LEN, Layer::Lrh)?, at).map_err(Stop::Malformed)?;
+    let at = bytes.at();
+    let (_, lrh) = run(header::<Lrh>(Layer::Lrh), bytes)?;
     pkt.lrh = Some(lrh);
     // PktLen counts LRH through ICRC in words; the VCRC follows.
     let end = at + usize::from(lrh.pktlen()) * 4;
@@ -45,18 +46,14 @@ pub fn native<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, at: usize) -> Result<(
         }
         None => pkt.vcrc = Some(CrcCheck::unverifiable(None)),
     }
-    let packet = with_vcrc.limit(end, Layer::Lrh, at + 4, "PktLen exceeds the frame")?;
+    let packet = with_vcrc
+        .limit(end, Layer::Lrh, at + 4, "PktLen exceeds the frame")?
+        .skip(Lrh::LEN);
     match lrh.lnh() {
-        lnh::IBA_LOCAL => transport::decode(
-            pkt,
-            packet,
-            at + Lrh::LEN,
-            IcrcPrefix::IbLocal { lrh: lrh.bytes() },
-        ),
+        lnh::IBA_LOCAL => transport::decode(pkt, packet, IcrcPrefix::IbLocal { lrh: lrh.bytes() }),
         lnh::IBA_GLOBAL => {
-            let grh_at = at + Lrh::LEN;
-            let grh = Grh::new_checked(packet.need(grh_at, Grh::LEN, Layer::Grh)?, grh_at)
-                .map_err(Stop::Malformed)?;
+            let grh_at = packet.at();
+            let (rest, grh) = run(header::<Grh>(Layer::Grh), packet)?;
             pkt.grh = Some(grh);
             if grh_at + Grh::LEN + usize::from(grh.paylen()) != end {
                 return Err(malformed(
@@ -68,12 +65,7 @@ pub fn native<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, at: usize) -> Result<(
             if grh.nxthdr() != NXTHDR_BTH {
                 return Ok(());
             }
-            transport::decode(
-                pkt,
-                packet,
-                grh_at + Grh::LEN,
-                IcrcPrefix::IbGlobal { grh: grh.bytes() },
-            )
+            transport::decode(pkt, rest, IcrcPrefix::IbGlobal { grh: grh.bytes() })
         }
         // Raw packets carry a 4-byte raw header, IPv6-raw ones an IPv6 packet; neither has
         // IBA transport or an ICRC.
@@ -88,20 +80,16 @@ pub fn native<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, at: usize) -> Result<(
     }
 }
 
-pub fn roce_v1<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, at: usize) -> Result<(), Stop> {
+#[inline]
+pub fn roce_v1<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>) -> Result<(), Stop> {
     pkt.kind = Kind::RoceV1;
-    let grh =
-        Grh::new_checked(bytes.need(at, Grh::LEN, Layer::Grh)?, at).map_err(Stop::Malformed)?;
+    let at = bytes.at();
+    let (rest, grh) = run(header::<Grh>(Layer::Grh), bytes)?;
     pkt.grh = Some(grh);
     let end = at + Grh::LEN + usize::from(grh.paylen());
-    let packet = bytes.limit(end, Layer::Grh, at + 4, "GRH PayLen exceeds the frame")?;
+    let packet = rest.limit(end, Layer::Grh, at + 4, "GRH PayLen exceeds the frame")?;
     if grh.nxthdr() != NXTHDR_BTH {
         return Ok(());
     }
-    transport::decode(
-        pkt,
-        packet,
-        at + Grh::LEN,
-        IcrcPrefix::RoceV1 { grh: grh.bytes() },
-    )
+    transport::decode(pkt, packet, IcrcPrefix::RoceV1 { grh: grh.bytes() })
 }

@@ -1,6 +1,7 @@
 //! IPv4, IPv6 and UDP, as far as RoCE v2 needs them.
 
 use super::bounds::{Bytes, Stop};
+use super::parse::{array, header, run, take};
 use super::{DecodeOptions, IpHeader, Kind, Packet, malformed, transport};
 use crate::crc::IcrcPrefix;
 use crate::wire::Layer;
@@ -12,14 +13,10 @@ const IPPROTO_UDP: u8 = 17;
 /// Extension headers walked before giving up on finding UDP.
 const MAX_IPV6_EXTENSIONS: usize = 8;
 
-pub fn ipv4<'a>(
-    pkt: &mut Packet<'a>,
-    bytes: Bytes<'a>,
-    at: usize,
-    opts: &DecodeOptions,
-) -> Result<(), Stop> {
-    let header = Ipv4Header::new_checked(bytes.need(at, Ipv4Header::LEN, Layer::Ipv4)?, at)
-        .map_err(Stop::Malformed)?;
+#[inline]
+pub fn ipv4<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> Result<(), Stop> {
+    let at = bytes.at();
+    let (_, header) = run(header::<Ipv4Header>(Layer::Ipv4), bytes)?;
     if header.version() != 4 {
         return Err(malformed(Layer::Ipv4, at, "IP version is not 4"));
     }
@@ -41,38 +38,36 @@ pub fn ipv4<'a>(
         at + 2,
         "total length exceeds the frame",
     )?;
-    let with_options = datagram.need(at, header_len, Layer::Ipv4)?;
+    // The options too: the ICRC covers the whole IP header.
+    let (segment, with_options) = run(take(header_len, Layer::Ipv4), datagram)?;
     pkt.ip = Some(IpHeader::V4(header));
     if header.is_fragment() || header.protocol() != IPPROTO_UDP {
         return Ok(());
     }
-    udp(pkt, datagram, at + header_len, with_options, false, opts)
+    udp(pkt, segment, with_options, false, opts)
 }
 
-pub fn ipv6<'a>(
-    pkt: &mut Packet<'a>,
-    bytes: Bytes<'a>,
-    at: usize,
-    opts: &DecodeOptions,
-) -> Result<(), Stop> {
-    let header = Ipv6Header::new_checked(bytes.need(at, Ipv6Header::LEN, Layer::Ipv6)?, at)
-        .map_err(Stop::Malformed)?;
+#[inline]
+pub fn ipv6<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> Result<(), Stop> {
+    let at = bytes.at();
+    let (rest, header) = run(header::<Ipv6Header>(Layer::Ipv6), bytes)?;
     if header.version() != 6 {
         return Err(malformed(Layer::Ipv6, at, "IP version is not 6"));
     }
     let end = at + Ipv6Header::LEN + usize::from(header.payload_len());
     let datagram = bytes.limit(end, Layer::Ipv6, at + 4, "payload length exceeds the frame")?;
+    let mut cursor = rest.at();
     pkt.ip = Some(IpHeader::V6(header));
     let mut next = header.next_header();
-    let mut cursor = at + Ipv6Header::LEN;
     for _ in 0..MAX_IPV6_EXTENSIONS {
         match next {
             next_header::UDP => {
-                let ip_bytes = datagram.need(at, cursor - at, Layer::Ipv6)?;
-                return udp(pkt, datagram, cursor, ip_bytes, true, opts);
+                // The ICRC covers the IPv6 header and every extension header before UDP.
+                let (segment, ip_bytes) = run(take(cursor - at, Layer::Ipv6), datagram)?;
+                return udp(pkt, segment, ip_bytes, true, opts);
             }
             next_header::HOP_BY_HOP | next_header::ROUTING | next_header::DEST_OPTIONS => {
-                let ext = datagram.need(cursor, 2, Layer::Ipv6)?;
+                let (_, ext) = run(array::<2>(Layer::Ipv6), datagram.seek(cursor))?;
                 next = ext[0];
                 cursor += (usize::from(ext[1]) + 1) * 8;
             }
@@ -83,16 +78,16 @@ pub fn ipv6<'a>(
     Ok(())
 }
 
+#[inline]
 fn udp<'a>(
     pkt: &mut Packet<'a>,
     datagram: Bytes<'a>,
-    at: usize,
     ip_bytes: &'a [u8],
     ipv6: bool,
     opts: &DecodeOptions,
 ) -> Result<(), Stop> {
-    let header = UdpHeader::new_checked(datagram.need(at, UdpHeader::LEN, Layer::Udp)?, at)
-        .map_err(Stop::Malformed)?;
+    let at = datagram.at();
+    let (rest, header) = run(header::<UdpHeader>(Layer::Udp), datagram)?;
     pkt.udp = Some(header);
     // Only the destination port identifies RoCE v2: a requester may pick any source port,
     // including ones other protocols own (ConnectX uses 69, TFTP's).
@@ -104,7 +99,7 @@ fn udp<'a>(
     if length < UdpHeader::LEN {
         return Err(malformed(Layer::Udp, at + 4, "UDP length below 8"));
     }
-    let segment = datagram.limit(
+    let segment = rest.limit(
         at + length,
         Layer::Udp,
         at + 4,
@@ -115,5 +110,5 @@ fn udp<'a>(
         ipv6,
         udp: header.bytes(),
     };
-    transport::decode(pkt, segment, at + UdpHeader::LEN, prefix)
+    transport::decode(pkt, segment, prefix)
 }

@@ -2,6 +2,7 @@
 //! EtherType dispatch they share.
 
 use super::bounds::{Bytes, Stop};
+use super::parse::{array, header, run};
 use super::{DecodeOptions, Erf, Kind, Packet, Sll, infiniband, ip, malformed};
 use crate::wire::Layer;
 use crate::wire::ethernet::{EthernetHeader, VlanTag, ethertype};
@@ -10,24 +11,22 @@ use crate::wire::mac_control::{MacControlOpcode, OPCODE_PAUSE, OPCODE_PFC, Pause
 /// More stacked tags than any real network uses; beyond it the frame is called malformed.
 const MAX_VLAN_DEPTH: usize = 8;
 
+#[inline]
 pub fn ethernet<'a>(
     pkt: &mut Packet<'a>,
     bytes: Bytes<'a>,
-    at: usize,
     opts: &DecodeOptions,
 ) -> Result<(), Stop> {
-    let eth =
-        EthernetHeader::new_checked(bytes.need(at, EthernetHeader::LEN, Layer::Ethernet)?, at)
-            .map_err(Stop::Malformed)?;
+    let (rest, eth) = run(header::<EthernetHeader>(Layer::Ethernet), bytes)?;
     pkt.eth = Some(eth);
-    after_ethertype(pkt, bytes, at + EthernetHeader::LEN, eth.ethertype(), opts)
+    after_ethertype(pkt, rest, eth.ethertype(), opts)
 }
 
-/// Decodes what follows an EtherType (or a cooked header's protocol field) at `at`.
+/// Decodes what follows an EtherType (or a cooked header's protocol field) at the cursor.
+#[inline]
 pub fn after_ethertype<'a>(
     pkt: &mut Packet<'a>,
-    bytes: Bytes<'a>,
-    mut at: usize,
+    mut bytes: Bytes<'a>,
     mut ethertype: u16,
     opts: &DecodeOptions,
 ) -> Result<(), Stop> {
@@ -38,37 +37,37 @@ pub fn after_ethertype<'a>(
     ) {
         depth += 1;
         if depth > MAX_VLAN_DEPTH {
-            return Err(malformed(Layer::Vlan, at, "more than 8 stacked VLAN tags"));
+            return Err(malformed(
+                Layer::Vlan,
+                bytes.at(),
+                "more than 8 stacked VLAN tags",
+            ));
         }
-        let tag = VlanTag::new_checked(bytes.need(at, VlanTag::LEN, Layer::Vlan)?, at)
-            .map_err(Stop::Malformed)?;
+        let (rest, tag) = run(header::<VlanTag>(Layer::Vlan), bytes)?;
         pkt.vlans.push(tag);
         ethertype = tag.ethertype();
-        at += VlanTag::LEN;
+        bytes = rest;
     }
     match ethertype {
-        ethertype::IPV4 => ip::ipv4(pkt, bytes, at, opts),
-        ethertype::IPV6 => ip::ipv6(pkt, bytes, at, opts),
-        ethertype::ROCE_V1 => infiniband::roce_v1(pkt, bytes, at),
-        ethertype::MAC_CONTROL => mac_control(pkt, bytes, at),
+        ethertype::IPV4 => ip::ipv4(pkt, bytes, opts),
+        ethertype::IPV6 => ip::ipv6(pkt, bytes, opts),
+        ethertype::ROCE_V1 => infiniband::roce_v1(pkt, bytes),
+        ethertype::MAC_CONTROL => mac_control(pkt, bytes),
         _ => Ok(()),
     }
 }
 
-fn mac_control<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, at: usize) -> Result<(), Stop> {
-    let opcode = MacControlOpcode::new_checked(bytes.need(at, 2, Layer::MacControl)?, at)
-        .map_err(Stop::Malformed)?
-        .opcode();
-    match opcode {
+fn mac_control<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>) -> Result<(), Stop> {
+    // PAUSE and PFC both begin with the opcode, so each is parsed from the frame's start.
+    let (_, opcode) = run(header::<MacControlOpcode>(Layer::MacControl), bytes)?;
+    match opcode.opcode() {
         OPCODE_PFC => {
             pkt.kind = Kind::Pfc;
-            let view = bytes.need(at, Pfc::LEN, Layer::MacControl)?;
-            pkt.pfc = Pfc::new_checked(view, at).ok();
+            pkt.pfc = Some(run(header::<Pfc>(Layer::MacControl), bytes)?.1);
         }
         OPCODE_PAUSE => {
             pkt.kind = Kind::Pause;
-            let view = bytes.need(at, Pause::LEN, Layer::MacControl)?;
-            pkt.pause = Pause::new_checked(view, at).ok();
+            pkt.pause = Some(run(header::<Pause>(Layer::MacControl), bytes)?.1);
         }
         _ => {}
     }
@@ -78,15 +77,14 @@ fn mac_control<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, at: usize) -> Result<
 // ERF (Endace extensible record format) as ibdump and DAG cards write it, inside pcap
 // linktype 197. The 16-byte header is followed by optional 8-byte extension headers.
 const ERF_HEADER_LEN: usize = 16;
+const ERF_EXTENSION_LEN: usize = 8;
 const ERF_TYPE_ETH: u8 = 2;
 const ERF_TYPE_INFINIBAND: u8 = 21;
 const ERF_TYPE_INFINIBAND_LINK: u8 = 22;
 const ERF_MAX_EXTENSIONS: usize = 16;
 
 pub fn erf<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> Result<(), Stop> {
-    let header: &[u8; ERF_HEADER_LEN] =
-        crate::wire::take(bytes.need(0, ERF_HEADER_LEN, Layer::Erf)?, Layer::Erf, 0)
-            .map_err(Stop::Malformed)?;
+    let (mut rest, header) = run(array::<ERF_HEADER_LEN>(Layer::Erf), bytes)?;
     // 32.32 fixed point, little-endian: seconds in the high word, a binary fraction below.
     let ts = u64::from_le_bytes([
         header[0], header[1], header[2], header[3], header[4], header[5], header[6], header[7],
@@ -99,18 +97,22 @@ pub fn erf<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> 
     let wlen = u16::from_be_bytes([header[14], header[15]]);
     pkt.erf = Some(Erf { record_type, wlen });
 
-    let mut at = ERF_HEADER_LEN;
     let mut more = header[8] & 0x80 != 0;
     let mut extensions = 0;
     while more {
         extensions += 1;
         if extensions > ERF_MAX_EXTENSIONS {
-            return Err(malformed(Layer::Erf, at, "too many ERF extension headers"));
+            return Err(malformed(
+                Layer::Erf,
+                rest.at(),
+                "too many ERF extension headers",
+            ));
         }
-        let ext = bytes.need(at, 8, Layer::Erf)?;
+        let (next, ext) = run(array::<ERF_EXTENSION_LEN>(Layer::Erf), rest)?;
         more = ext[0] & 0x80 != 0;
-        at += 8;
+        rest = next;
     }
+    let at = rest.at();
     if rlen < at {
         return Err(malformed(
             Layer::Erf,
@@ -131,22 +133,24 @@ pub fn erf<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> 
     pkt.len = u32::from(wlen);
     pkt.caplen = bytes.captured_end().saturating_sub(start) as u32;
     // The packet's wire length is wlen; what was captured ends at rlen or at the snaplen.
-    let inner = bytes.limit(
-        start + usize::from(wlen),
-        Layer::Erf,
-        14,
-        "ERF wlen exceeds the record",
-    )?;
+    let inner = bytes
+        .limit(
+            start + usize::from(wlen),
+            Layer::Erf,
+            14,
+            "ERF wlen exceeds the record",
+        )?
+        .seek(start);
     if record_type == ERF_TYPE_ETH {
-        ethernet(pkt, inner, start, opts)
+        ethernet(pkt, inner, opts)
     } else {
-        infiniband::native(pkt, inner, start)
+        infiniband::native(pkt, inner)
     }
 }
 
 /// Linux cooked capture v1: packet type, ARPHRD type, address, protocol (16 bytes).
 pub fn sll<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> Result<(), Stop> {
-    let h = bytes.need(0, 16, Layer::Sll)?;
+    let (rest, h) = run(array::<16>(Layer::Sll), bytes)?;
     let protocol = u16::from_be_bytes([h[14], h[15]]);
     pkt.sll = Some(Sll {
         version: 1,
@@ -154,12 +158,12 @@ pub fn sll<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> 
         hatype: u16::from_be_bytes([h[2], h[3]]),
         protocol,
     });
-    after_ethertype(pkt, bytes, 16, protocol, opts)
+    after_ethertype(pkt, rest, protocol, opts)
 }
 
 /// Linux cooked capture v2: protocol first, then interface index and addresses (20 bytes).
 pub fn sll2<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> Result<(), Stop> {
-    let h = bytes.need(0, 20, Layer::Sll)?;
+    let (rest, h) = run(array::<20>(Layer::Sll), bytes)?;
     let protocol = u16::from_be_bytes([h[0], h[1]]);
     pkt.sll = Some(Sll {
         version: 2,
@@ -167,5 +171,5 @@ pub fn sll2<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) ->
         hatype: u16::from_be_bytes([h[8], h[9]]),
         protocol,
     });
-    after_ethertype(pkt, bytes, 20, protocol, opts)
+    after_ethertype(pkt, rest, protocol, opts)
 }

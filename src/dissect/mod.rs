@@ -8,6 +8,7 @@ mod bounds;
 mod infiniband;
 mod ip;
 mod link;
+mod parse;
 mod transport;
 
 use std::net::IpAddr;
@@ -343,13 +344,13 @@ pub fn dissect_into<'a>(
         ..Packet::default()
     };
     let wire_len = (record.orig_len as usize).max(record.data.len());
-    let bytes = Bytes::new(record.data, wire_len);
+    let bytes = |outer| Bytes::new(record.data, wire_len, outer);
     let outcome = match record.linktype {
-        linktype::ETHERNET => link::ethernet(pkt, bytes, 0, opts),
-        linktype::INFINIBAND => infiniband::native(pkt, bytes, 0),
-        linktype::ERF => link::erf(pkt, bytes, opts),
-        linktype::LINUX_SLL => link::sll(pkt, bytes, opts),
-        linktype::LINUX_SLL2 => link::sll2(pkt, bytes, opts),
+        linktype::ETHERNET => link::ethernet(pkt, bytes(Layer::Ethernet), opts),
+        linktype::INFINIBAND => infiniband::native(pkt, bytes(Layer::Lrh)),
+        linktype::ERF => link::erf(pkt, bytes(Layer::Erf), opts),
+        linktype::LINUX_SLL => link::sll(pkt, bytes(Layer::Sll), opts),
+        linktype::LINUX_SLL2 => link::sll2(pkt, bytes(Layer::Sll), opts),
         _ => Ok(()),
     };
     match outcome {

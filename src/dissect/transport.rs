@@ -1,6 +1,9 @@
 //! BTH, the extended headers its opcode calls for, the payload and the ICRC.
 
+use nom::Parser;
+
 use super::bounds::{Bytes, Stop};
+use super::parse::{array, header, run};
 use super::{IcrcJob, Packet, malformed};
 use crate::crc::{CrcCheck, IcrcPrefix};
 use crate::wire::aeth::Aeth;
@@ -20,17 +23,19 @@ const ICRC_LEN: usize = 4;
 const FETH_LEN: usize = 4;
 const CNP_RESERVED_LEN: usize = 16;
 
-/// Decodes the transport packet from `at` (the BTH) to `packet.end()` (the end of the ICRC).
+/// Decodes the transport packet from the cursor (the BTH) to `packet.end()` (the end of
+/// the ICRC).
+#[inline]
 pub fn decode<'a>(
     pkt: &mut Packet<'a>,
     packet: Bytes<'a>,
-    at: usize,
     prefix: IcrcPrefix<'a>,
 ) -> Result<(), Stop> {
+    let at = packet.at();
     let end = packet.end();
     if end < at + Bth::LEN + ICRC_LEN {
         // Say whether the BTH itself is missing, or only the room for the ICRC.
-        packet.need(at, Bth::LEN, Layer::Bth)?;
+        run(header::<Bth>(Layer::Bth), packet)?;
         return Err(malformed(Layer::Bth, at, "no room for BTH and ICRC"));
     }
     let icrc_at = end - ICRC_LEN;
@@ -44,50 +49,48 @@ pub fn decode<'a>(
         }
         None => pkt.icrc = Some(CrcCheck::unverifiable(None)),
     }
-    let bth =
-        Bth::new_checked(packet.need(at, Bth::LEN, Layer::Bth)?, at).map_err(Stop::Malformed)?;
+    let (rest, bth) = run(header::<Bth>(Layer::Bth), packet)?;
     pkt.bth = Some(bth);
 
     // Headers and payload end where the ICRC begins.
-    let body = packet.limit(icrc_at, Layer::Bth, at, "headers run into the ICRC")?;
-    let info = opcode::info(bth.opcode());
-    let mut cursor = at + Bth::LEN;
-    let ext = info.ext;
+    let mut body = rest.limit(icrc_at, Layer::Bth, at, "headers run into the ICRC")?;
+    let ext = opcode::info(bth.opcode()).ext;
+    // The opcode fixes which extended headers follow and in what order; each is recorded
+    // as soon as it is parsed, so a packet cut inside a later one still shows the earlier.
     macro_rules! ext_header {
-        ($set:expr, $view:ident, $field:ident, $layer:expr) => {
+        ($set:expr, $parser:expr, $field:expr) => {
             if ext.has($set) {
-                let bytes = body.need(cursor, $view::LEN, $layer).map_err(overrun)?;
-                pkt.$field = Some($view::new_checked(bytes, cursor).map_err(Stop::Malformed)?);
-                cursor += $view::LEN;
+                let (rest, parsed) = run($parser, body).map_err(overrun)?;
+                $field = Some(parsed);
+                body = rest;
             }
         };
     }
-    ext_header!(ExtSet::RDETH, Rdeth, rdeth, Layer::Rdeth);
-    ext_header!(ExtSet::DETH, Deth, deth, Layer::Deth);
-    ext_header!(ExtSet::XRCETH, XrcEth, xrceth, Layer::XrcEth);
-    if ext.has(ExtSet::FETH) {
-        let b = body.need(cursor, FETH_LEN, Layer::Feth).map_err(overrun)?;
-        pkt.feth = Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-        cursor += FETH_LEN;
-    }
-    ext_header!(ExtSet::RETH, Reth, reth, Layer::Reth);
-    ext_header!(ExtSet::ATOMIC_ETH, AtomicEth, atomic_eth, Layer::AtomicEth);
-    ext_header!(ExtSet::AETH, Aeth, aeth, Layer::Aeth);
+    ext_header!(ExtSet::RDETH, header::<Rdeth>(Layer::Rdeth), pkt.rdeth);
+    ext_header!(ExtSet::DETH, header::<Deth>(Layer::Deth), pkt.deth);
+    ext_header!(ExtSet::XRCETH, header::<XrcEth>(Layer::XrcEth), pkt.xrceth);
+    let feth = array::<FETH_LEN>(Layer::Feth).map(|b| u32::from_be_bytes(*b));
+    ext_header!(ExtSet::FETH, feth, pkt.feth);
+    ext_header!(ExtSet::RETH, header::<Reth>(Layer::Reth), pkt.reth);
+    ext_header!(
+        ExtSet::ATOMIC_ETH,
+        header::<AtomicEth>(Layer::AtomicEth),
+        pkt.atomic_eth
+    );
+    ext_header!(ExtSet::AETH, header::<Aeth>(Layer::Aeth), pkt.aeth);
     ext_header!(
         ExtSet::ATOMIC_ACK_ETH,
-        AtomicAckEth,
-        atomic_ack_eth,
-        Layer::AtomicAckEth
+        header::<AtomicAckEth>(Layer::AtomicAckEth),
+        pkt.atomic_ack_eth
     );
-    ext_header!(ExtSet::IMMDT, ImmDt, immdt, Layer::ImmDt);
-    ext_header!(ExtSet::IETH, Ieth, ieth, Layer::Ieth);
+    ext_header!(ExtSet::IMMDT, header::<ImmDt>(Layer::ImmDt), pkt.immdt);
+    ext_header!(ExtSet::IETH, header::<Ieth>(Layer::Ieth), pkt.ieth);
     if bth.opcode() == opcode::CNP {
         // The CNP's 16 reserved bytes are part of its format, not payload.
-        body.need(cursor, CNP_RESERVED_LEN, Layer::Cnp)
-            .map_err(overrun)?;
-        cursor += CNP_RESERVED_LEN;
+        (body, _) = run(array::<CNP_RESERVED_LEN>(Layer::Cnp), body).map_err(overrun)?;
     }
 
+    let cursor = body.at();
     let pad = usize::from(bth.pad_count());
     let room = icrc_at - cursor;
     if pad > room {
