@@ -12,6 +12,7 @@ const VCRC_LEN: usize = 2;
 const RAW_HEADER_LEN: usize = 4;
 const BTH_AND_ICRC: usize = 12 + 4;
 
+#[inline]
 pub fn native<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>) -> Result<(), Stop> {
     pkt.kind = Kind::Ib;
     let at = bytes.at();
