@@ -116,10 +116,22 @@ pub struct FlowTableSummary {
     pub bytes_per_flow: u64,
 }
 
-/// Nanoseconds since the epoch (or a duration), written as seconds with all nine decimals:
-/// a float would lose the nanoseconds of an epoch time.
+/// Nanoseconds since the epoch (or a duration), written as seconds with all nine decimals,
+/// `S.NNNNNNNNN`, in the report's JSON and tables alike: a float would lose the nanoseconds
+/// of an epoch time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Seconds(pub u64);
+
+impl Display for Seconds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}.{:09}",
+            self.0 / 1_000_000_000,
+            self.0 % 1_000_000_000
+        )
+    }
+}
 
 impl Serialize for Seconds {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -128,12 +140,7 @@ impl Serialize for Seconds {
         let mut buf = [0u8; 24];
         let capacity = buf.len();
         let mut cursor = &mut buf[..];
-        let _ = write!(
-            cursor,
-            "{}.{:09}",
-            self.0 / 1_000_000_000,
-            self.0 % 1_000_000_000
-        );
+        let _ = write!(cursor, "{self}");
         let len = capacity - cursor.len();
         let text = std::str::from_utf8(&buf[..len]).map_err(serde::ser::Error::custom)?;
         // A raw number is the one way to hand serde_json exact digits; it borrows the
@@ -565,7 +572,20 @@ fn is_zero(n: &u64) -> bool {
 }
 
 fn macs<S: Serializer>(macs: &&[Mac], serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.collect_seq(macs.iter().map(|mac| mac.to_string()))
+    let mut seq = serializer.serialize_seq(Some(macs.len()))?;
+    for mac in macs.iter() {
+        seq.serialize_element(&Shown(mac))?;
+    }
+    seq.end()
+}
+
+/// A value serialized as the string its `Display` writes, without an allocation.
+struct Shown<'a, T: Display>(&'a T);
+
+impl<T: Display> Serialize for Shown<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self.0)
+    }
 }
 
 #[derive(Serialize)]
@@ -770,5 +790,17 @@ impl Serialize for Anomalies<'_> {
             seq.serialize_element(&row)?;
         }
         seq.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_keep_every_nanosecond() {
+        assert_eq!(Seconds(1_000_000_001).to_string(), "1.000000001");
+        let json = serde_json::to_string(&Seconds(1_700_000_000_123_456_789)).expect("json");
+        assert_eq!(json, "1700000000.123456789");
     }
 }

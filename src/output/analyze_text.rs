@@ -7,10 +7,9 @@ use std::fmt::Write;
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, LineStyle, Table, TableStyle};
 
 use crate::analyze::flows::{FrameRef, PmtuSource};
-use crate::analyze::model::{Priority, Report};
+use crate::analyze::model::{Priority, Report, Seconds};
 use crate::analyze::{AnomalyKind, CrcCounts, What};
 use crate::dissect::Kind;
-use crate::output::time::Seconds;
 use crate::wire::opcode::Role;
 
 /// Flows listed; a capture with more shows the most eventful ones.

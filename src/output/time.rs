@@ -4,16 +4,14 @@ use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TimeFormat {
-    /// Wall-clock time of day, UTC, to the nanosecond.
     #[default]
     Absolute,
-    /// Seconds since the first packet shown.
     Relative,
-    /// Seconds since the previous packet shown.
     Delta,
 }
 
 impl TimeFormat {
+    /// Every format, in the order `--help` lists them; `about` says what each shows.
     pub const ALL: [TimeFormat; 3] = [
         TimeFormat::Absolute,
         TimeFormat::Relative,
@@ -34,20 +32,6 @@ impl TimeFormat {
             TimeFormat::Relative => "Seconds since the first packet shown",
             TimeFormat::Delta => "Seconds since the previous packet shown",
         }
-    }
-}
-
-/// Seconds and nanoseconds, printed as `S.NNNNNNNNN`; the JSON `ts` format too.
-pub struct Seconds(pub u64);
-
-impl fmt::Display for Seconds {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}.{:09}",
-            self.0 / 1_000_000_000,
-            self.0 % 1_000_000_000
-        )
     }
 }
 
@@ -126,6 +110,5 @@ mod tests {
         out.push(b' ');
         clock.write(&mut out, Some(4_500_000_000));
         assert_eq!(out, b"0.000000000 -0.500000000");
-        assert_eq!(Seconds(1_000_000_001).to_string(), "1.000000001");
     }
 }
