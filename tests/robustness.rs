@@ -757,11 +757,24 @@ fn doubling_the_input_doubles_the_time() {
             commands.push(&["analyze", "--json", "--max-flows", "1000"]);
         }
         for command in commands {
-            let ratio = growth_ratio(command, what, make, dir.path());
             // Halfway between linear (2) and quadratic (4) work. No lower bound: a limit
             // reached within the first 2N makes the later packets cheaper, which is not a bug,
             // and measured ratios down to 1.46 came from it.
-            if ratio >= 3.0 {
+            const QUADRATIC_SUSPECT: f64 = 3.0;
+            let mut ratio = growth_ratio(command, what, make, dir.path());
+            if ratio >= QUADRATIC_SUSPECT {
+                // One burst of load on a shared CI host once turned a linear 2.0 into 3.54.
+                // Quadratic work measures about 4 every time, so the median of three
+                // measurements still catches it while a single burst no longer fails.
+                let mut ratios = [
+                    ratio,
+                    growth_ratio(command, what, make, dir.path()),
+                    growth_ratio(command, what, make, dir.path()),
+                ];
+                ratios.sort_by(f64::total_cmp);
+                ratio = ratios[1];
+            }
+            if ratio >= QUADRATIC_SUSPECT {
                 failures.push(format!("{command:?} on {what}: ratio {ratio:.2}"));
             }
         }
