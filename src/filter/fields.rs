@@ -4,6 +4,7 @@
 use std::net::IpAddr;
 
 use crate::dissect::Packet;
+use crate::wire::aeth::{self, Syndrome};
 use crate::wire::opcode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +148,16 @@ pub static FIELDS: &[Field] = &[
     string!("aeth.kind", |p| p.aeth.map(|h| h.decode().kind_name())),
     int!("aeth.code", |p| p.aeth.map(|h| h.code())),
     int!("aeth.msn", |p| p.aeth.map(|h| h.msn())),
+    int!("aeth.credits", |p| p.aeth.and_then(|h| match h.decode() {
+        Syndrome::Ack { credit_code } => aeth::credits(credit_code),
+        _ => None,
+    })),
+    int!("aeth.rnr_timer_us", |p| p.aeth.and_then(|h| {
+        match h.decode() {
+            Syndrome::RnrNak { timer } => Some(aeth::rnr_timer_us(timer)),
+            _ => None,
+        }
+    })),
     int!("atomic_ack_eth.orig", |p| p
         .atomic_ack_eth
         .map(|h| h.orig())),

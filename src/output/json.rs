@@ -4,7 +4,7 @@
 use super::jsonw::Obj;
 use crate::crc::CrcCheck;
 use crate::dissect::{IpHeader, Packet};
-use crate::wire::aeth::Syndrome;
+use crate::wire::aeth::{self, Syndrome};
 use crate::wire::opcode;
 
 /// Appends one JSON line (with its newline) for `pkt` to `out`.
@@ -189,9 +189,15 @@ fn write_transport(o: &mut Obj<'_>, pkt: &Packet<'_>) {
             .str("kind", syndrome.kind_name())
             .u64("code", u64::from(h.code()))
             .u64("msn", u64::from(h.msn()));
-        if let Syndrome::Nak(code) = syndrome {
-            a.str("nak", code.name());
-        }
+        match syndrome {
+            Syndrome::Ack { credit_code } => match aeth::credits(credit_code) {
+                Some(count) => a.u64("credits", count),
+                None => a.null("credits"),
+            },
+            Syndrome::RnrNak { timer } => a.u64("rnr_timer_us", aeth::rnr_timer_us(timer)),
+            Syndrome::Nak(code) => a.str("nak", code.name()),
+            Syndrome::Reserved => &mut a,
+        };
     }
     if let Some(h) = &pkt.atomic_ack_eth {
         o.obj("atomic_ack_eth").u64("orig", h.orig());

@@ -158,6 +158,12 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         self
     }
 
+    pub fn null(&mut self, key: &str) -> &mut Self {
+        self.key(key);
+        self.out.buf().extend_from_slice(b"null");
+        self
+    }
+
     #[inline(always)]
     pub fn bool(&mut self, key: &str, value: bool) -> &mut Self {
         self.key(key);

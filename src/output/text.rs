@@ -5,7 +5,7 @@ use std::io::Write;
 use super::time::Clock;
 use crate::crc::{CrcCheck, CrcStatus};
 use crate::dissect::{Kind, Packet};
-use crate::wire::aeth::Syndrome;
+use crate::wire::aeth::{self, Syndrome};
 use crate::wire::opcode;
 
 /// Appends one line (with its newline) describing `pkt`.
@@ -74,8 +74,16 @@ pub fn write_rest(out: &mut Vec<u8>, pkt: &Packet<'_>) {
     }
     if let Some(aeth) = &pkt.aeth {
         let _ = match aeth.decode() {
-            Syndrome::Ack { credits } => write!(out, " ACK credits {credits} msn {}", aeth.msn()),
-            Syndrome::RnrNak { timer } => write!(out, " RNR-NAK timer {timer} msn {}", aeth.msn()),
+            Syndrome::Ack { credit_code } => match aeth::credits(credit_code) {
+                Some(count) => write!(out, " ACK credits {count} msn {}", aeth.msn()),
+                None => write!(out, " ACK credits invalid msn {}", aeth.msn()),
+            },
+            Syndrome::RnrNak { timer } => write!(
+                out,
+                " RNR-NAK timer {timer} ({}) msn {}",
+                RnrDelay(aeth::rnr_timer_us(timer)),
+                aeth.msn()
+            ),
             Syndrome::Nak(code) => write!(out, " NAK {} msn {}", code.name(), aeth.msn()),
             Syndrome::Reserved => write!(out, " AETH reserved syndrome {:#x}", aeth.syndrome()),
         };
@@ -134,4 +142,13 @@ fn write_crc(out: &mut Vec<u8>, name: &str, check: Option<CrcCheck>, digits: usi
         ),
         (status, ..) => write!(out, " {name} {}", status.name()),
     };
+}
+
+/// An RNR back-off as the specification's table prints it: milliseconds with two decimals.
+struct RnrDelay(u32);
+
+impl std::fmt::Display for RnrDelay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{:02} ms", self.0 / 1000, self.0 % 1000 / 10)
+    }
 }

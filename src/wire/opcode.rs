@@ -82,8 +82,13 @@ pub fn is_read_request(opcode: u8) -> bool {
     opcode & 0x1f == RDMA_READ_REQUEST_OP && info(opcode).known
 }
 
+/// FLUSH and ATOMIC WRITE (IBA 1.5 / 1.7 persistent-memory extensions), RC and RD only.
+const FLUSH_OP: u8 = 0x1c;
+const ATOMIC_WRITE_OP: u8 = 0x1d;
+
 // The operation in the low five bits, as RC numbers it; other transports reuse the numbering.
-const OPS: [(&str, ExtSet); 26] = [
+// 0x18..0x1b are reserved; their entries are never marked valid.
+const OPS: [(&str, ExtSet); 30] = [
     ("SEND_FIRST", ExtSet::NONE),
     ("SEND_MIDDLE", ExtSet::NONE),
     ("SEND_LAST", ExtSet::NONE),
@@ -114,9 +119,19 @@ const OPS: [(&str, ExtSet); 26] = [
     ("RESYNC", ExtSet::NONE),
     ("SEND_LAST_WITH_INVALIDATE", ExtSet::IETH),
     ("SEND_ONLY_WITH_INVALIDATE", ExtSet::IETH),
+    ("RESERVED", ExtSet::NONE),
+    ("RESERVED", ExtSet::NONE),
+    ("RESERVED", ExtSet::NONE),
+    ("RESERVED", ExtSet::NONE),
+    // FETH precedes RETH on the wire (as Linux rxe lays it out).
     ("FLUSH", ExtSet::FETH.with(ExtSet::RETH)),
+    // The 8 bytes written atomically are the payload.
     ("ATOMIC_WRITE", ExtSet::RETH),
 ];
+
+const fn is_persistence_op(op: u8) -> bool {
+    op == FLUSH_OP || op == ATOMIC_WRITE_OP
+}
 
 const fn op_is_response(op: u8) -> bool {
     op >= 0x0d && op <= 0x12
@@ -136,7 +151,7 @@ const fn build(code: u8) -> OpcodeInfo {
             // RC: everything but RESYNC.
             0 => (
                 &RC_NAMES,
-                op <= 0x19 && op != 0x15,
+                (op <= 0x17 && op != 0x15) || is_persistence_op(op),
                 ExtSet::NONE,
                 ExtSet::NONE,
             ),
@@ -145,7 +160,7 @@ const fn build(code: u8) -> OpcodeInfo {
             // RD: RDETH on every packet, DETH on requests, RESYNC allowed.
             2 => (
                 &RD_NAMES,
-                op <= 0x15,
+                op <= 0x15 || is_persistence_op(op),
                 ExtSet::RDETH.with(ExtSet::DETH),
                 ExtSet::RDETH,
             ),
@@ -200,7 +215,7 @@ const fn build(code: u8) -> OpcodeInfo {
 // and the name a `&'static str`, with no formatting per packet.
 macro_rules! names {
     ($name:ident, $prefix:literal) => {
-        const $name: [&str; 26] = [
+        const $name: [&str; 30] = [
             concat!($prefix, "SEND_FIRST"),
             concat!($prefix, "SEND_MIDDLE"),
             concat!($prefix, "SEND_LAST"),
@@ -225,6 +240,10 @@ macro_rules! names {
             concat!($prefix, "RESYNC"),
             concat!($prefix, "SEND_LAST_WITH_INVALIDATE"),
             concat!($prefix, "SEND_ONLY_WITH_INVALIDATE"),
+            "RESERVED",
+            "RESERVED",
+            "RESERVED",
+            "RESERVED",
             concat!($prefix, "FLUSH"),
             concat!($prefix, "ATOMIC_WRITE"),
         ];
@@ -286,5 +305,23 @@ mod tests {
         assert!(!info(0x15).known, "RC has no RESYNC");
         assert!(is_read_request(0x0c) && is_read_request(0x4c) && is_read_request(0xac));
         assert!(!is_read_request(0x2c));
+    }
+
+    #[test]
+    fn flush_and_atomic_write_sit_at_0x1c_and_0x1d() {
+        let flush = info(0x1c);
+        assert_eq!(flush.name, "RC_FLUSH");
+        assert_eq!(flush.ext, ExtSet::FETH.with(ExtSet::RETH));
+        assert_eq!(flush.role, Role::Request);
+        let atomic_write = info(0x1d);
+        assert_eq!(atomic_write.name, "RC_ATOMIC_WRITE");
+        assert_eq!(atomic_write.ext, ExtSet::RETH);
+        for reserved in 0x18..=0x1b {
+            assert!(!info(reserved).known, "{reserved:#x} is reserved");
+        }
+        assert_eq!(info(0x5c).name, "RD_FLUSH");
+        assert!(info(0x5c).ext.has(ExtSet::RDETH) && info(0x5c).ext.has(ExtSet::DETH));
+        assert!(!info(0x3c).known, "UC has no FLUSH");
+        assert!(!info(0xbc).known, "XRC has no FLUSH");
     }
 }

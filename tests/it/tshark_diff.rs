@@ -792,6 +792,14 @@ const KNOWN: &[Known] = &[
          decodes TFTP; the destination port 4791 makes it RoCE v2 (IBA Annex A17). All \
          other runs use --disable-protocol tftp.",
     ),
+    known(
+        22,
+        "roce_v2_flush_aeth.pcap",
+        List(&[1, 2]),
+        &["bth.opcode_name", "reth", "icrc"],
+        "opcodes 0x1C (FLUSH) and 0x1D (ATOMIC WRITE) came with IBA 1.5's persistent-memory \
+         extensions; tshark 4.0 calls them unknown and decodes no RETH or ICRC after the BTH.",
+    ),
 ];
 
 /// One tshark invocation and the rdmadump frames its rows are compared with.
