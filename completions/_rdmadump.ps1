@@ -45,10 +45,12 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--time', '--time', [CompletionResultType]::ParameterName, 'How to show timestamps in text output')
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write JSON Lines: one object per frame (schema: docs/json-schema.md)')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Under each frame''s line, every decoded field as an indented tree, layer by layer (as tshark -V)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Under each frame''s line, every decoded field as an indented tree, layer by layer (as tshark -V)')
+            [CompletionResult]::new('-x', '-x', [CompletionResultType]::ParameterName, 'Under each frame''s line, its captured bytes in hex and ASCII (as tshark -x)')
+            [CompletionResult]::new('--hex', '--hex', [CompletionResultType]::ParameterName, 'Under each frame''s line, its captured bytes in hex and ASCII (as tshark -x)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
         'rdmadump;analyze' {
@@ -71,22 +73,16 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write one JSON document instead of the text report')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
         'rdmadump;completions' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
         'rdmadump;man' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
         'rdmadump;help' {

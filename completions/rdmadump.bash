@@ -67,7 +67,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__analyze)
-            opts="-Y -c -h -V --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --fail-on --help --version"
+            opts="-Y -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --fail-on --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -141,7 +141,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__completions)
-            opts="-h -V --help --version bash elvish fish powershell zsh"
+            opts="-h --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -239,7 +239,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__man)
-            opts="-h -V --help --version"
+            opts="-h --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,7 +253,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__read)
-            opts="-Y -c -h -V --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --time --help --version"
+            opts="-Y -c -V -x -h --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --verbose --hex --time --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -51,8 +51,9 @@ relative\t'Seconds since the first packet shown'
 delta\t'Seconds since the previous packet shown'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l json -d 'Write JSON Lines: one object per frame (schema: docs/json-schema.md)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s V -l verbose -d 'Under each frame\'s line, every decoded field as an indented tree, layer by layer (as tshark -V)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s x -l hex -d 'Under each frame\'s line, its captured bytes in hex and ASCII (as tshark -x)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s V -l version -d 'Print version'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l qp -d 'Only packets to this destination QP (decimal or 0x hex)' -r
@@ -85,11 +86,8 @@ malformed\t''"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l json -d 'Write one JSON document instead of the text report'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s h -l help -d 'Print help'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s V -l version -d 'Print version'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand man" -s h -l help -d 'Print help'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand man" -s V -l version -d 'Print version'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze completions man help" -f -a "read" -d 'List packets, one line each (or one JSON object each with --json)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze completions man help" -f -a "analyze" -d 'Report flows, sequence errors, NAKs, congestion and PFC storms'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze completions man help" -f -a "completions" -d 'Print a shell completion script'

@@ -29,7 +29,7 @@ Examples:
   rdmadump analyze --storm-threshold 200ms --link-speed 400G cap.pcap";
 
 #[derive(Debug, Parser)]
-#[command(name = "rdmadump", version, about = ABOUT, propagate_version = true)]
+#[command(name = "rdmadump", version, about = ABOUT)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -102,6 +102,15 @@ pub struct ReadArgs {
     /// Stop after N matching packets
     #[arg(short = 'c', long = "count", value_name = "N")]
     pub count: Option<u64>,
+
+    /// Under each frame's line, every decoded field as an indented tree, layer by layer
+    /// (as tshark -V)
+    #[arg(short = 'V', long, conflicts_with = "json")]
+    pub verbose: bool,
+
+    /// Under each frame's line, its captured bytes in hex and ASCII (as tshark -x)
+    #[arg(short = 'x', long = "hex", conflicts_with = "json")]
+    pub hex: bool,
 
     /// How to show timestamps in text output
     #[arg(long, value_enum, default_value_t = TimeArg(TimeFormat::Absolute), value_name = "FORMAT")]

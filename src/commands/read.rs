@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use crate::capture::merge::display_path;
 use crate::cli::ReadArgs;
 use crate::output::time::{Clock, TimeFormat};
-use crate::output::{json, text};
+use crate::output::{hexdump, json, text, tree};
 
 use super::pipeline::Batch;
 
@@ -40,6 +40,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
         }
         batch.packets.retain(|(_, pkt)| filter.matches(pkt));
         let mut clock = Clock::new(TimeFormat::Absolute);
+        let mut scratch = Vec::new();
         for (file, pkt) in &batch.packets {
             let out = &mut batch.out;
             if args.json {
@@ -55,6 +56,17 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
                     &mut clock,
                     multiple.then(|| short[*file].as_str()),
                 );
+            }
+            if args.verbose {
+                scratch.clear();
+                json::write_packet(&mut scratch, pkt, multiple.then(|| names[*file].as_str()));
+                tree::write_tree(out, scratch.strip_suffix(b"\n").unwrap_or(&scratch));
+            }
+            if args.hex {
+                hexdump::write_hex(out, pkt.data);
+            }
+            if args.verbose || args.hex {
+                out.push(b'\n');
             }
             batch.ends.push(out.len());
         }

@@ -173,6 +173,8 @@ pub struct Packet<'a> {
     pub iface: u32,
     pub linktype: u32,
     pub kind: Kind,
+    /// The record's captured bytes, for hex dumps.
+    pub data: &'a [u8],
 
     pub erf: Option<Erf>,
     pub sll: Option<Sll>,
@@ -341,6 +343,7 @@ pub fn dissect_into<'a>(
         caplen: record.data.len() as u32,
         iface: record.iface,
         linktype: record.linktype,
+        data: record.data,
         ..Packet::default()
     };
     let wire_len = (record.orig_len as usize).max(record.data.len());

@@ -1,9 +1,11 @@
-//! Rendering decoded packets: JSON Lines and one-line text.
+//! Rendering decoded packets: JSON Lines, one-line text, field trees and hex dumps.
 
 pub mod analyze_json;
 #[cfg(feature = "cli")]
 pub mod analyze_text;
+pub mod hexdump;
 pub mod json;
 pub mod jsonw;
 pub mod text;
 pub mod time;
+pub mod tree;

@@ -413,3 +413,156 @@ fn output_is_identical_on_one_thread_and_two_over_many_batches() {
         assert!(run("2") == one, "{command:?} differs on two threads");
     }
 }
+
+/// The records of a little-endian microsecond pcap, read here with nothing but the format's
+/// definition (24-byte file header, 16-byte record headers), so that `-x` is checked
+/// against bytes rdmadump did not choose.
+fn pcap_records(path: &std::path::Path) -> Vec<Vec<u8>> {
+    let file = std::fs::read(path).unwrap();
+    assert_eq!(&file[..4], &[0xd4, 0xc3, 0xb2, 0xa1], "little-endian pcap");
+    let mut records = Vec::new();
+    let mut at = 24;
+    while at + 16 <= file.len() {
+        let caplen = u32::from_le_bytes(file[at + 8..at + 12].try_into().unwrap()) as usize;
+        if at + 16 + caplen > file.len() {
+            break;
+        }
+        records.push(file[at + 16..at + 16 + caplen].to_vec());
+        at += 16 + caplen;
+    }
+    records
+}
+
+#[test]
+fn read_x_dumps_every_captured_byte_of_every_frame() {
+    for name in ["roce_v2_opcodes.pcap", "pfc_pause.pcap", "cut_short.pcap"] {
+        let path = fixture(name);
+        let out = rdmadump(&["read", "-x", path.to_str().unwrap()]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        // A frame is its summary line, its hex lines, and a blank line.
+        let mut frames: Vec<Vec<u8>> = Vec::new();
+        for line in stdout(&out).lines() {
+            let is_hex = line.len() > 6
+                && line[..4].bytes().all(|b| b.is_ascii_hexdigit())
+                && &line[4..6] == "  ";
+            if !is_hex {
+                if !line.is_empty() {
+                    frames.push(Vec::new());
+                }
+                continue;
+            }
+            let hex = &line[6..6 + 16 * 3];
+            let bytes = frames.last_mut().expect("hex before any frame line");
+            for pair in hex.split_whitespace() {
+                bytes.push(u8::from_str_radix(pair, 16).unwrap());
+            }
+        }
+        let want = pcap_records(&path);
+        assert_eq!(frames.len(), want.len(), "{name}: frames");
+        for (number, (got, want)) in frames.iter().zip(&want).enumerate() {
+            assert_eq!(got, want, "{name} frame {}", number + 1);
+        }
+    }
+}
+
+/// Every leaf of the JSON with its key; arrays of objects are walked, arrays of values kept.
+fn leaves<'v>(
+    value: &'v serde_json::Value,
+    key: &'v str,
+    into: &mut Vec<(&'v str, &'v serde_json::Value)>,
+) {
+    match value {
+        serde_json::Value::Object(members) => {
+            for (k, v) in members {
+                leaves(v, k, into);
+            }
+        }
+        serde_json::Value::Array(items) if items.iter().any(|i| i.is_object()) => {
+            for item in items {
+                leaves(item, key, into);
+            }
+        }
+        leaf => into.push((key, leaf)),
+    }
+}
+
+/// Whether the tree's text for a value shows the JSON value (numbers compared as numbers,
+/// since the JSON's `ts` keeps nine decimals that a parsed float does not).
+fn shows(text: &str, value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::String(s) => text == s,
+        // serde_json parses floats to within an ulp or so, not always as `str::parse` does.
+        serde_json::Value::Number(n) => match (text.parse::<f64>(), n.as_f64()) {
+            (Ok(shown), Some(json)) => (shown - json).abs() <= json.abs() * 1e-15,
+            _ => false,
+        },
+        serde_json::Value::Array(items) => {
+            let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) else {
+                return false;
+            };
+            let parts: Vec<&str> = inner.split(", ").filter(|p| !p.is_empty()).collect();
+            parts.len() == items.len() && parts.iter().zip(items).all(|(p, i)| shows(p, i))
+        }
+        other => {
+            serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .as_ref()
+                == Some(other)
+        }
+    }
+}
+
+#[test]
+fn read_v_shows_every_field_the_json_has() {
+    let captures = [
+        fixture("roce_v2_opcodes.pcap"),
+        fixture("ib_erf.pcap"),
+        fixture("pfc_pause.pcap"),
+        fixture("malformed.pcap"),
+        fixture("roce_v2_ipv6_vlan.pcap"),
+    ];
+    for path in captures {
+        let path = path.to_str().unwrap();
+        let json = rdmadump(&["read", "--json", path]);
+        let tree = rdmadump(&["read", "-V", path]);
+        assert!(tree.status.success(), "{path}: {}", stderr(&tree));
+        let tree = stdout(&tree);
+        let blocks: Vec<&str> = tree.split("\n\n").filter(|b| !b.is_empty()).collect();
+        let frames: Vec<serde_json::Value> = stdout(&json)
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(blocks.len(), frames.len(), "{path}: one block per frame");
+        for (block, frame) in blocks.iter().zip(&frames) {
+            let mut want = Vec::new();
+            leaves(frame, "", &mut want);
+            let lines: Vec<(&str, &str)> = block
+                .lines()
+                .filter_map(|l| l.trim_start().split_once(": "))
+                .collect();
+            for (key, value) in want {
+                // A header that is one value (ImmDt) is a titled line, `Immediate Data: 17`.
+                let found = lines.iter().any(|(k, text)| {
+                    (*k == key || k.starts_with(char::is_uppercase)) && shows(text, value)
+                });
+                assert!(found, "{path}: `{key}: {value}` missing from\n{block}");
+            }
+        }
+    }
+}
+
+#[test]
+fn dash_v_is_verbose_on_read_and_the_version_stays_on_the_tool() {
+    let version = rdmadump(&["--version"]);
+    assert!(version.status.success());
+    assert!(stdout(&version).starts_with("rdmadump "));
+    let both = rdmadump(&[
+        "read",
+        "-V",
+        "--json",
+        fixture("roce_v1.pcap").to_str().unwrap(),
+    ]);
+    assert_eq!(both.status.code(), Some(2), "{}", stderr(&both));
+    let verbose = rdmadump(&["read", "-V", fixture("roce_v1.pcap").to_str().unwrap()]);
+    assert!(stdout(&verbose).contains("Global Route Header\n"));
+}
