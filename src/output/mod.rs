@@ -5,5 +5,7 @@ pub mod analyze_json;
 pub mod analyze_text;
 pub mod json;
 pub mod jsonw;
+pub mod mad_json;
+pub mod mad_text;
 pub mod text;
 pub mod time;
