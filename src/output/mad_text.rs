@@ -4,14 +4,19 @@
 use std::io::Write;
 
 use crate::dissect::Mad;
-use crate::wire::mad::names;
+use crate::wire::mad::cm::CmMsg;
+use crate::wire::mad::{class, names};
 
 pub fn write_mad(out: &mut Vec<u8>, mad: &Mad<'_>) {
     let h = mad.header;
     let class = h.mgmt_class();
     let attr = names::attr_name(class, h.attr_id());
-    if let Some(cm) = mad.cm() {
-        let _ = write!(out, " CM {}", names::cm_name(cm.msg()));
+    if class == class::CM
+        && let Some(msg) = CmMsg::from_attr_id(h.attr_id())
+    {
+        let _ = write!(out, " CM {}", names::cm_name(msg));
+        // A MAD cut after its header still names the message.
+        let Some(cm) = mad.cm() else { return };
         if let Some(id) = cm.local_comm_id() {
             let _ = write!(out, " lcid {id:#x}");
         }
