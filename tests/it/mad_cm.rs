@@ -97,3 +97,22 @@ fn the_real_capture_names_its_mads_as_tshark_does() {
         );
     }
 }
+
+#[test]
+fn filters_name_mad_and_cm_fields() {
+    let path = root().join("../shared/captures/infiniband-erf.pcap");
+    let numbers = |expr: &str| -> Vec<u64> {
+        read_json(&path, &["-Y", expr])
+            .iter()
+            .map(|f| f["frame"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(numbers(r#"cm.msg == "rep""#), [8, 28, 35]);
+    assert_eq!(numbers("cm.local_qpn == 0x890408"), [34]);
+    assert_eq!(
+        numbers("mad.class == 0x81 && mad.method == 0x81"),
+        [2, 13, 42]
+    );
+    assert_eq!(numbers(r#"mad.attr_name == "PathRecord""#), [32, 33]);
+    assert_eq!(numbers("mad && !cm").len(), 8);
+}
