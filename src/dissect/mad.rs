@@ -83,6 +83,8 @@ impl<'a> View<'a> for MadHeader<'a> {
 
 /// Decodes the MAD that `payload` (cursor at its start, end at the pad) holds. The packet
 /// keeps the header even when the rest is cut or wrong, so the line can still name it.
+/// Kept out of line so that the transport decoder every data packet runs stays small.
+#[inline(never)]
 pub fn decode<'a>(pkt: &mut Packet<'a>, payload: Bytes<'a>) -> Result<(), Stop> {
     let at = payload.at();
     let (rest, header) = run(header::<MadHeader>(Layer::Mad), payload)?;

@@ -100,8 +100,10 @@ pub fn decode<'a>(
     let payload_end = icrc_at - pad;
     pkt.payload_len = Some((payload_end - cursor) as u32);
     pkt.payload = body.captured(cursor, payload_end);
+    // Only management QPs carry MADs; every other packet pays these two compares.
     if bth.opcode() == mad::UD_SEND_ONLY && bth.dest_qp() <= MAX_MANAGEMENT_QP {
-        let payload = body.limit(payload_end, Layer::Mad, cursor, "MAD overruns the pad")?;
+        // The MAD ends where the pad starts, so its length is the payload's.
+        let payload = body.limit(payload_end, Layer::Mad, cursor, "MAD runs into the pad")?;
         super::mad::decode(pkt, payload)?;
     }
     let captured_end = packet.captured_end();

@@ -270,6 +270,15 @@ pub fn ip_service(service_id: u64) -> Option<(u8, u16)> {
     (service_id >> 24 == 0x01).then_some(((service_id >> 16) as u8, service_id as u16))
 }
 
+/// The UD QPN of an IPoIB connected-mode (RFC 4755) service ID, or `None`: the top byte 0x10
+/// (the IETF prefix, as Linux's ipoib_cm writes it), the QPN of the IPoIB UD interface in the
+/// low 24 bits.
+/// In ../shared/captures/infiniband-erf.pcap the REQs ask for 0x1000_0000_0000_0404 and
+/// ..._0405, the source QPs of the two hosts' IPoIB datagrams.
+pub fn ipoib_cm_qpn(service_id: u64) -> Option<u32> {
+    (service_id & !0x00ff_ffff == 0x1000_0000_0000_0000).then_some(service_id as u32 & 0x00ff_ffff)
+}
+
 header_view!(
     /// The RDMA IP CM private-data header (IBA Annex A11): versions, IP version, source
     /// port, and the source and destination addresses, IPv4 ones in the last 4 of 16 bytes.
@@ -380,5 +389,7 @@ mod tests {
         assert_eq!((sidr.request_id(), sidr.local_comm_id()), (Some(1), None));
         assert!(Cm::new(0x0001, body).is_none());
         assert_eq!(ip_service(0x1000_0000_0000_0017), None);
+        assert_eq!(ipoib_cm_qpn(0x1000_0000_0000_0404), Some(0x404));
+        assert_eq!(ipoib_cm_qpn(0x0106_1d2f), None);
     }
 }
