@@ -121,3 +121,72 @@ pub fn decode<'a>(pkt: &mut Packet<'a>, payload: Bytes<'a>) -> Result<(), Stop> 
     });
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::capture::{Record, linktype};
+    use crate::dissect::{DecodeOptions, Packet, dissect};
+    use crate::wire::{Layer, Problem};
+
+    /// LRH to QP0 (VL15), BTH UD SEND_ONLY, DETH, the MAD, ICRC and VCRC (not checked here).
+    fn smp_frame(mad: &[u8]) -> Vec<u8> {
+        let words = ((8 + 12 + 8 + mad.len() + 4) / 4) as u16;
+        let [wh, wl] = words.to_be_bytes();
+        let mut f = vec![0xf0, 0x02, 0xff, 0xff, wh, wl, 0xff, 0xff];
+        f.extend([0x64, 0, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 1]);
+        f.extend([0; 8]);
+        f.extend_from_slice(mad);
+        f.extend([0; 6]);
+        f
+    }
+
+    fn decode(frame: &[u8], captured: usize) -> Packet<'_> {
+        let record = Record {
+            data: &frame[..captured],
+            orig_len: frame.len() as u32,
+            ts_ns: None,
+            linktype: linktype::INFINIBAND,
+            iface: 0,
+            offset: 0,
+        };
+        dissect(&record, 1, &DecodeOptions::default())
+    }
+
+    fn dr_get(hop_count: u8) -> [u8; 256] {
+        let mut mad = [0u8; 256];
+        mad[..4].copy_from_slice(&[1, 0x81, 1, 0x01]);
+        mad[7] = hop_count;
+        mad[17] = 0x20;
+        mad
+    }
+
+    #[test]
+    fn a_directed_route_longer_than_its_path_arrays_is_malformed() {
+        let frame = smp_frame(&dr_get(63));
+        let pkt = decode(&frame, frame.len());
+        assert!(pkt.error.is_none() && pkt.mad.is_some_and(|m| m.smp().is_some()));
+        let frame = smp_frame(&dr_get(64));
+        let error = decode(&frame, frame.len()).error.expect("malformed");
+        assert_eq!((error.layer, error.offset), (Layer::Smp, 28 + 7));
+    }
+
+    #[test]
+    fn a_cut_mad_keeps_its_header_and_a_short_one_is_malformed() {
+        let frame = smp_frame(&dr_get(2));
+        let pkt = decode(&frame, 28 + 100);
+        let cut = pkt.truncated.expect("truncated");
+        assert_eq!((cut.layer, cut.offset), (Layer::Smp, 28 + 24));
+        let mad = pkt.mad.expect("header kept");
+        assert!(!mad.is_complete() && mad.header.hop_count() == 2);
+
+        let frame = smp_frame(&dr_get(2)[..200]);
+        let pkt = decode(&frame, frame.len());
+        let error = pkt.error.expect("malformed");
+        assert_eq!((error.layer, error.offset), (Layer::Mad, 28));
+        assert!(matches!(error.problem, Problem::Invalid(_)));
+        let frame = smp_frame(&dr_get(2)[..20]);
+        let error = decode(&frame, frame.len()).error.expect("malformed");
+        assert_eq!((error.layer, error.offset), (Layer::Mad, 28));
+        assert!(matches!(error.problem, Problem::Short { required: 24, .. }));
+    }
+}
