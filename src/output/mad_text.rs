@@ -5,6 +5,7 @@ use std::io::Write;
 
 use crate::dissect::Mad;
 use crate::wire::mad::cm::CmMsg;
+use crate::wire::mad::smp::SmpAttr;
 use crate::wire::mad::{class, names};
 
 pub fn write_mad(out: &mut Vec<u8>, mad: &Mad<'_>) {
@@ -54,5 +55,33 @@ pub fn write_mad(out: &mut Vec<u8>, mad: &Mad<'_>) {
     };
     if h.is_directed_route() {
         let _ = write!(out, " dr hop {}/{}", h.hop_pointer(), h.hop_count());
+    }
+    // The one or two numbers a reader looks for in each decoded attribute; a Get's attribute
+    // is a blank form (or, to the SA, a query template), so only answers and Sets show them.
+    const RESPONSE: u8 = 0x80;
+    const SET: u8 = 0x02;
+    if h.method() & RESPONSE == 0 && h.method() != SET {
+        return;
+    }
+    let _ = match mad.smp_attr() {
+        Some(SmpAttr::SmInfo(s)) => write!(out, " guid {:#x} state {}", s.guid(), s.sm_state()),
+        Some(SmpAttr::PortInfo(p)) => write!(out, " lid {} state {}", p.lid(), p.port_state()),
+        Some(SmpAttr::NodeInfo(n)) => write!(out, " node_guid {:#x}", n.node_guid()),
+        None => Ok(()),
+    };
+    if let Some(p) = mad.path_record() {
+        let _ = write!(out, " slid {} dlid {} sl {}", p.slid(), p.dlid(), p.sl());
+        if let Some(mtu) = names::mtu_bytes(p.mtu()) {
+            let _ = write!(out, " mtu {mtu}");
+        }
+    }
+    if let Some(c) = mad.port_counters() {
+        let _ = write!(
+            out,
+            " port {} xmit_pkts {} rcv_pkts {}",
+            c.port_select(),
+            c.xmit_pkts(),
+            c.rcv_pkts()
+        );
     }
 }
