@@ -289,6 +289,10 @@ fn payload_bytes_never_change_decoded_headers() {
             if pkt.error.is_some() || pkt.truncated.is_some() || pkt.payload.is_empty() {
                 continue;
             }
+            // A MAD's payload is its management headers: those bytes are meant to change them.
+            if pkt.mad.is_some() {
+                continue;
+            }
             let payload_len = payload_len as usize;
             assert_eq!(pkt.payload.len(), payload_len, "{}", name(&path));
             // The payload is a view into the record: its position there is exact, and it

@@ -8,6 +8,7 @@ mod bounds;
 mod infiniband;
 mod ip;
 mod link;
+mod mad;
 mod parse;
 mod transport;
 
@@ -35,6 +36,7 @@ use crate::wire::xrceth::XrcEth;
 use crate::wire::{DecodeError, Layer};
 
 use bounds::{Bytes, Stop};
+pub use mad::Mad;
 
 /// What a frame is, as the JSON `kind` key names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -200,6 +202,8 @@ pub struct Packet<'a> {
     pub payload_len: Option<u32>,
     /// The captured part of the payload.
     pub payload: &'a [u8],
+    /// The management datagram of a UD SEND_ONLY to QP0/QP1.
+    pub mad: Option<Mad<'a>>,
 
     pub pfc: Option<Pfc<'a>>,
     pub pause: Option<Pause<'a>>,

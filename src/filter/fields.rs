@@ -5,6 +5,8 @@ use std::net::IpAddr;
 
 use crate::dissect::Packet;
 use crate::wire::aeth::{self, Syndrome};
+use crate::wire::mad::cm::Cm;
+use crate::wire::mad::names;
 use crate::wire::opcode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,6 +175,32 @@ pub static FIELDS: &[Field] = &[
     string!("error.layer", |p| p.error.map(|e| e.layer.name())),
     int!("error.offset", |p| p.error.map(|e| e.offset as u64)),
     string!("truncated.layer", |p| p.truncated.map(|e| e.layer.name())),
+    int!("mad.class", |p| p.mad.map(|m| m.header.mgmt_class())),
+    string!("mad.class_name", |p| p
+        .mad
+        .map(|m| names::class_name(m.header.mgmt_class()))),
+    int!("mad.method", |p| p.mad.map(|m| m.header.method())),
+    string!("mad.method_name", |p| p
+        .mad
+        .map(|m| names::method_name(m.header.method()))),
+    int!("mad.status", |p| p.mad.map(|m| m.header.status())),
+    int!("mad.tid", |p| p.mad.map(|m| m.header.tid())),
+    int!("mad.attr_id", |p| p.mad.map(|m| m.header.attr_id())),
+    string!("mad.attr_name", |p| p.mad.map(|m| names::attr_name(
+        m.header.mgmt_class(),
+        m.header.attr_id()
+    ))),
+    int!("mad.attr_mod", |p| p.mad.map(|m| m.header.attr_mod())),
+    string!("cm.msg", |p| cm(p).map(|c| c.msg().key())),
+    int!("cm.local_comm_id", |p| cm(p)
+        .and_then(|c| c.local_comm_id())),
+    int!("cm.remote_comm_id", |p| cm(p)
+        .and_then(|c| c.remote_comm_id())),
+    int!("cm.local_qpn", |p| cm(p).and_then(|c| c.local_qpn())),
+    int!("cm.remote_qpn", |p| cm(p).and_then(|c| c.remote_qpn())),
+    int!("cm.starting_psn", |p| cm(p).and_then(|c| c.starting_psn())),
+    int!("cm.service_id", |p| cm(p).and_then(|c| c.service_id())),
+    int!("cm.reason", |p| cm(p).and_then(|c| c.reject_reason())),
     // Header presence, for filters such as `reth && !immdt`.
     boolean!("eth", |p| Some(p.eth.is_some())),
     boolean!("ip", |p| Some(p.ip.is_some())),
@@ -187,7 +215,13 @@ pub static FIELDS: &[Field] = &[
     boolean!("pause", |p| Some(p.pause.is_some())),
     boolean!("error", |p| Some(p.error.is_some())),
     boolean!("truncated", |p| Some(p.truncated.is_some())),
+    boolean!("mad", |p| Some(p.mad.is_some())),
+    boolean!("cm", |p| Some(cm(p).is_some())),
 ];
+
+fn cm<'a>(p: &Packet<'a>) -> Option<Cm<'a>> {
+    p.mad.and_then(|m| m.cm())
+}
 
 impl std::fmt::Debug for Field {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -29,6 +29,9 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
         write_ip(&mut o, pkt);
         write_ib(&mut o, pkt);
         write_transport(&mut o, pkt);
+        if let Some(mad) = &pkt.mad {
+            super::mad_json::write_mad(&mut o, mad);
+        }
         if let Some(pfc) = &pkt.pfc {
             let mut p = o.obj("pfc");
             p.u64("class_enable", u64::from(pfc.class_enable()));

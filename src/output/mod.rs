@@ -6,6 +6,8 @@ pub mod analyze_text;
 pub mod hexdump;
 pub mod json;
 pub mod jsonw;
+pub mod mad_json;
+pub mod mad_text;
 pub mod text;
 pub mod time;
 pub mod tree;

@@ -103,6 +103,9 @@ pub fn write_rest(out: &mut Vec<u8>, pkt: &Packet<'_>) {
     if let Some(len) = pkt.payload_len {
         let _ = write!(out, " len {len}");
     }
+    if let Some(mad) = &pkt.mad {
+        super::mad_text::write_mad(out, mad);
+    }
     if let Some(pfc) = &pkt.pfc {
         let quanta = pfc.quanta();
         for (priority, q) in quanta.iter().enumerate().filter(|(p, _)| pfc.enabled(*p)) {

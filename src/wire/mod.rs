@@ -17,6 +17,7 @@ pub mod ipv4;
 pub mod ipv6;
 pub mod lrh;
 pub mod mac_control;
+pub mod mad;
 pub mod opcode;
 pub mod rdeth;
 pub mod reth;
@@ -53,6 +54,11 @@ pub enum Layer {
     Icrc,
     Vcrc,
     MacControl,
+    Mad,
+    Smp,
+    Sa,
+    Perf,
+    Cm,
 }
 
 impl Layer {
@@ -83,6 +89,11 @@ impl Layer {
             Layer::Icrc => "icrc",
             Layer::Vcrc => "vcrc",
             Layer::MacControl => "mac_control",
+            Layer::Mad => "mad",
+            Layer::Smp => "smp",
+            Layer::Sa => "sa",
+            Layer::Perf => "perf",
+            Layer::Cm => "cm",
         }
     }
 }
