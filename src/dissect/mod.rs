@@ -10,6 +10,7 @@ mod ip;
 mod link;
 mod parse;
 mod transport;
+mod tunnel;
 
 use std::net::IpAddr;
 
@@ -35,6 +36,7 @@ use crate::wire::xrceth::XrcEth;
 use crate::wire::{DecodeError, Layer};
 
 use bounds::{Bytes, Stop};
+pub use tunnel::{Encap, MAX_TUNNELS, Tunnel, TunnelStack};
 
 /// What a frame is, as the JSON `kind` key names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -176,6 +178,8 @@ pub struct Packet<'a> {
 
     pub erf: Option<Erf>,
     pub sll: Option<Sll>,
+    /// The tunnels the frame below was found in; `eth` to `udp` then describe the inner frame.
+    pub tunnels: TunnelStack<'a>,
     pub eth: Option<EthernetHeader<'a>>,
     pub vlans: VlanStack<'a>,
     pub ip: Option<IpHeader<'a>>,

@@ -9,7 +9,9 @@ pub mod atomic_ack_eth;
 pub mod atomic_eth;
 pub mod bth;
 pub mod deth;
+pub mod erspan;
 pub mod ethernet;
+pub mod gre;
 pub mod grh;
 pub mod ieth;
 pub mod immdt;
@@ -21,6 +23,7 @@ pub mod opcode;
 pub mod rdeth;
 pub mod reth;
 pub mod udp;
+pub mod vxlan;
 pub mod xrceth;
 
 use std::fmt;
@@ -53,6 +56,9 @@ pub enum Layer {
     Icrc,
     Vcrc,
     MacControl,
+    Gre,
+    Erspan,
+    Vxlan,
 }
 
 impl Layer {
@@ -83,6 +89,9 @@ impl Layer {
             Layer::Icrc => "icrc",
             Layer::Vcrc => "vcrc",
             Layer::MacControl => "mac_control",
+            Layer::Gre => "gre",
+            Layer::Erspan => "erspan",
+            Layer::Vxlan => "vxlan",
         }
     }
 }
