@@ -49,12 +49,20 @@ impl<'a> Encap<'a> {
         }
     }
 
-    /// The ERSPAN type: 1, 2 or 3 (the header's Ver field is one less for II and III).
-    pub fn erspan_type(&self) -> Option<u8> {
+    /// The ERSPAN header's Ver field: 1 for type II, 2 for type III (type I has no header).
+    pub fn erspan_version(&self) -> Option<u8> {
         match self {
-            Encap::ErspanI(_) => Some(1),
-            Encap::ErspanII(..) => Some(2),
-            Encap::ErspanIII(..) => Some(3),
+            Encap::ErspanII(_, h) => Some(h.version()),
+            Encap::ErspanIII(_, h, _) => Some(h.version()),
+            _ => None,
+        }
+    }
+
+    /// The mirrored frame's VLAN, as the ERSPAN header gives it.
+    pub fn erspan_vlan(&self) -> Option<u16> {
+        match self {
+            Encap::ErspanII(_, h) => Some(h.vlan()),
+            Encap::ErspanIII(_, h, _) => Some(h.vlan()),
             _ => None,
         }
     }
@@ -103,6 +111,11 @@ impl<'a> TunnelStack<'a> {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The `i`th tunnel, outermost first.
+    pub fn get(&self, i: usize) -> Option<&Tunnel<'a>> {
+        self.layers.get(i)?.as_ref()
     }
 
     pub fn len(&self) -> usize {

@@ -12,3 +12,4 @@ mod recipes;
 mod scenarios;
 mod snapshots;
 mod tshark_diff;
+mod tunnels;
