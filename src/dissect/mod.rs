@@ -11,6 +11,7 @@ mod link;
 mod parse;
 mod transport;
 mod tunnel;
+mod tunnel_stack;
 
 use std::net::IpAddr;
 
@@ -36,7 +37,7 @@ use crate::wire::xrceth::XrcEth;
 use crate::wire::{DecodeError, Layer};
 
 use bounds::{Bytes, Stop};
-pub use tunnel::{Encap, MAX_TUNNELS, Tunnel, TunnelStack};
+pub use tunnel_stack::{Encap, MAX_TUNNELS, Tunnel, TunnelStack};
 
 /// What a frame is, as the JSON `kind` key names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]

@@ -28,7 +28,7 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
         if !pkt.tunnels.is_empty() {
             let mut list = o.arr("tunnel");
             for tunnel in pkt.tunnels.iter() {
-                write_tunnel(&mut list.obj(), tunnel);
+                write_tunnel(&mut list.obj(), &tunnel);
             }
         }
         if pkt.tunnels.too_deep {
