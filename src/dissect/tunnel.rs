@@ -55,7 +55,8 @@ pub fn gre<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> 
             ethernet_inside(pkt, EncapKind::ErspanI, at, rest, opts)
         }
         protocol::ERSPAN_II => {
-            let (rest, _) = run(header::<ErspanII>(Layer::Erspan), rest)?;
+            let (rest, erspan) = run(header::<ErspanII>(Layer::Erspan), rest)?;
+            let rest = cut_by_mirror(rest, erspan.truncated());
             ethernet_inside(pkt, EncapKind::ErspanII, at, rest, opts)
         }
         protocol::ERSPAN_III => {
@@ -63,6 +64,7 @@ pub fn gre<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> 
             if erspan.has_platform() {
                 rest = run(header::<ErspanPlatform>(Layer::Erspan), rest)?.0;
             }
+            let rest = cut_by_mirror(rest, erspan.truncated());
             ethernet_inside(pkt, EncapKind::ErspanIII, at, rest, opts)
         }
         // An unknown payload, or the stack is full: the GRE is shown, its payload is not.
@@ -94,6 +96,21 @@ pub fn vxlan<'a>(
     )?;
     let (rest, _) = run(header::<VxlanHeader>(Layer::Vxlan), datagram)?;
     ethernet_inside(pkt, EncapKind::Vxlan, udp_at, rest, opts)
+}
+
+/// A mirror that sets the ERSPAN T bit cut the mirrored frame to fit: the bytes its
+/// lengths promise beyond the GRE payload existed on the wire, so their absence is a cut
+/// (truncated), not a lie (malformed).
+fn cut_by_mirror(rest: Bytes<'_>, truncated: bool) -> Bytes<'_> {
+    if !truncated {
+        return rest;
+    }
+    Bytes::new(
+        rest.captured(0, rest.captured_end()),
+        usize::MAX,
+        rest.layer(),
+    )
+    .seek(rest.at())
 }
 
 fn ethernet_inside<'a>(

@@ -711,6 +711,14 @@ const KNOWN: &[Known] = &[
          its ip being the fifth tunnel's outer IPv4; tshark decodes all five and the RoCE inside.",
     ),
     known(
+        57,
+        "tunnels.pcap",
+        List(&[17]),
+        &["vlan"],
+        "The only VLAN tag is the outer frame's: tshark's vlan.* shows it; rdmadump's eth.vlan is \
+         the inner frame's (none) and the outer tag is tunnel[0].eth_vlan (VID 10, PCP 5).",
+    ),
+    known(
         56,
         "tunnels.pcap",
         List(&[11]),

@@ -26,7 +26,8 @@ fn a_tunnel_field_matches_when_any_tunnel_of_the_frame_matches() {
     assert_eq!(frames("tunnel.vni == 99 && tunnel.key == 1"), [12]);
     assert_eq!(frames(r#"tunnel.src == "172.16.0.1""#), [12]);
     assert_eq!(frames("tunnel.session_id == 1023"), [2]);
-    assert_eq!(frames("tunnel.version == 1"), [1]);
+    assert_eq!(frames("tunnel.version == 1"), [1, 17]);
+    assert_eq!(frames("truncated && tunnel.type == \"erspan\""), [17]);
     assert_eq!(frames("tunnel.proto == 0x86dd"), [6]);
     assert_eq!(frames("tunnel_too_deep"), [16]);
     // GRE version 1 is not decapsulated; everything else in the file is.
