@@ -259,3 +259,45 @@ fn offset_in(frame: &[u8], header: &[u8]) -> Option<u32> {
     }
     u32::try_from(offset).ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Outer IPv4 (protocol 47) then GRE 0x6558 with key 5, by hand from RFC 791/2890.
+    fn ip_and_gre() -> Vec<u8> {
+        let mut f = vec![
+            0x45, 0, 0, 48, 0, 0, 0, 0, 64, 47, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
+        f.extend([0x20, 0x00, 0x65, 0x58, 0, 0, 0, 5]);
+        f
+    }
+
+    #[test]
+    fn views_come_back_from_the_offsets_and_a_full_stack_says_too_deep() {
+        let frame = ip_and_gre();
+        let mut stack = TunnelStack::default();
+        for _ in 0..MAX_TUNNELS {
+            assert!(stack.push(&frame, None, &frame[..20], 20, EncapKind::Gre));
+        }
+        assert!(!stack.too_deep);
+        assert!(!stack.push(&frame, None, &frame[..20], 20, EncapKind::Gre));
+        assert!(stack.too_deep);
+        assert_eq!(stack.len(), MAX_TUNNELS);
+        let tunnel = stack.get(3).unwrap();
+        assert!(tunnel.eth.is_none() && tunnel.vlan.is_none());
+        assert_eq!(tunnel.ip.dst(), std::net::Ipv4Addr::new(10, 0, 0, 2));
+        assert_eq!(tunnel.encap.name(), "gre");
+        assert_eq!(tunnel.encap.gre().and_then(|g| g.key()), Some(5));
+        assert!(stack.get(MAX_TUNNELS).is_none());
+    }
+
+    #[test]
+    fn a_header_outside_the_frame_is_not_recorded() {
+        let frame = ip_and_gre();
+        let elsewhere = ip_and_gre();
+        let mut stack = TunnelStack::default();
+        assert!(!stack.push(&frame, None, &elsewhere[..20], 20, EncapKind::Gre));
+        assert!(stack.is_empty() && !stack.too_deep);
+    }
+}
