@@ -711,6 +711,14 @@ const KNOWN: &[Known] = &[
          its ip being the fifth tunnel's outer IPv4; tshark decodes all five and the RoCE inside.",
     ),
     known(
+        58,
+        "tunnels.pcap",
+        List(&[19]),
+        &["vxlan", "bth", "icrc"],
+        "Outer UDP length 100 bytes past the IPv4 datagram: tshark warns and decodes the VXLAN and \
+         the RoCE inside; rdmadump stops with error layer udp before entering the tunnel.",
+    ),
+    known(
         57,
         "tunnels.pcap",
         List(&[17]),

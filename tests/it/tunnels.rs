@@ -30,8 +30,13 @@ fn a_tunnel_field_matches_when_any_tunnel_of_the_frame_matches() {
     assert_eq!(frames("truncated && tunnel.type == \"erspan\""), [17]);
     assert_eq!(frames("tunnel.proto == 0x86dd"), [6]);
     assert_eq!(frames("tunnel_too_deep"), [16]);
-    // GRE version 1 is not decapsulated; everything else in the file is.
-    assert_eq!(frames("!tunnel"), [15]);
+    // GRE version 1 is not decapsulated, nor is VXLAN under a UDP length that lies;
+    // everything else in the file is.
+    assert_eq!(frames("!tunnel"), [15, 19]);
+    assert_eq!(
+        frames(r#"tunnel.type == "erspan" && !tunnel.version"#),
+        [18]
+    );
     // The top-level fields are the inner frame's.
     assert_eq!(
         frames(r#"tunnel && ip.src == "10.0.0.1""#),
