@@ -2,12 +2,14 @@
 
 use super::bounds::{Bytes, Stop};
 use super::parse::{array, header, run, take};
-use super::{DecodeOptions, IpHeader, Kind, Packet, malformed, transport};
+use super::{DecodeOptions, IpHeader, Kind, Packet, malformed, transport, tunnel};
 use crate::crc::IcrcPrefix;
 use crate::wire::Layer;
+use crate::wire::gre::IPPROTO_GRE;
 use crate::wire::ipv4::Ipv4Header;
 use crate::wire::ipv6::{Ipv6Header, next_header};
 use crate::wire::udp::UdpHeader;
+use crate::wire::vxlan::VXLAN_PORT;
 
 const IPPROTO_UDP: u8 = 17;
 /// Extension headers walked before giving up on finding UDP.
@@ -41,6 +43,9 @@ pub fn ipv4<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) ->
     // The options too: the ICRC covers the whole IP header.
     let (segment, with_options) = run(take(header_len, Layer::Ipv4), datagram)?;
     pkt.ip = Some(IpHeader::V4(header));
+    if header.protocol() == IPPROTO_GRE && !header.is_fragment() {
+        return tunnel::gre(pkt, segment, opts);
+    }
     if header.is_fragment() || header.protocol() != IPPROTO_UDP {
         return Ok(());
     }
@@ -66,6 +71,7 @@ pub fn ipv6<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) ->
                 let (segment, ip_bytes) = run(take(cursor - at, Layer::Ipv6), datagram)?;
                 return udp(pkt, segment, ip_bytes, true, opts);
             }
+            IPPROTO_GRE => return tunnel::gre(pkt, datagram.seek(cursor), opts),
             next_header::HOP_BY_HOP | next_header::ROUTING | next_header::DEST_OPTIONS => {
                 let (_, ext) = run(array::<2>(Layer::Ipv6), datagram.seek(cursor))?;
                 next = ext[0];
@@ -92,6 +98,9 @@ fn udp<'a>(
     // Only the destination port identifies RoCE v2: a requester may pick any source port,
     // including ones other protocols own (ConnectX uses 69, TFTP's).
     if !opts.is_roce_port(header.dst_port()) {
+        if header.dst_port() == VXLAN_PORT {
+            return tunnel::vxlan(pkt, rest, header, opts);
+        }
         return Ok(());
     }
     pkt.kind = Kind::RoceV2;

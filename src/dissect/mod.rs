@@ -11,6 +11,8 @@ mod link;
 mod mad;
 mod parse;
 mod transport;
+mod tunnel;
+mod tunnel_stack;
 
 use std::net::IpAddr;
 
@@ -37,6 +39,7 @@ use crate::wire::{DecodeError, Layer};
 
 use bounds::{Bytes, Stop};
 pub use mad::Mad;
+pub use tunnel_stack::{Encap, MAX_TUNNELS, Tunnel, TunnelStack};
 
 /// What a frame is, as the JSON `kind` key names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -180,6 +183,8 @@ pub struct Packet<'a> {
 
     pub erf: Option<Erf>,
     pub sll: Option<Sll>,
+    /// The tunnels the frame below was found in; `eth` to `udp` then describe the inner frame.
+    pub tunnels: TunnelStack<'a>,
     pub eth: Option<EthernetHeader<'a>>,
     pub vlans: VlanStack<'a>,
     pub ip: Option<IpHeader<'a>>,

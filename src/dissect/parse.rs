@@ -13,7 +13,9 @@ use crate::wire::atomic_ack_eth::AtomicAckEth;
 use crate::wire::atomic_eth::AtomicEth;
 use crate::wire::bth::Bth;
 use crate::wire::deth::Deth;
+use crate::wire::erspan::{ErspanII, ErspanIII, ErspanPlatform};
 use crate::wire::ethernet::{EthernetHeader, VlanTag};
+use crate::wire::gre::GreHeader;
 use crate::wire::grh::Grh;
 use crate::wire::ieth::Ieth;
 use crate::wire::immdt::ImmDt;
@@ -24,6 +26,7 @@ use crate::wire::mac_control::{MacControlOpcode, Pause, Pfc};
 use crate::wire::rdeth::Rdeth;
 use crate::wire::reth::Reth;
 use crate::wire::udp::UdpHeader;
+use crate::wire::vxlan::VxlanHeader;
 use crate::wire::xrceth::XrcEth;
 use crate::wire::{DecodeError, Layer};
 
@@ -88,6 +91,11 @@ views!(
     AtomicAckEth,
     ImmDt,
     Ieth,
+    GreHeader,
+    ErspanII,
+    ErspanIII,
+    ErspanPlatform,
+    VxlanHeader,
 );
 
 /// The header `H` of `layer` at the cursor.

@@ -29,10 +29,19 @@ pub enum Type {
 
 pub type Accessor = fn(&Packet<'_>) -> Option<Value>;
 
+/// The value in element `i` of a list the packet holds (the tunnels), if there is one.
+pub type ElementAccessor = fn(&Packet<'_>, usize) -> Option<Value>;
+
+/// Elements an [`ElementAccessor`] is asked for.
+pub const MAX_ELEMENTS: usize = crate::dissect::MAX_TUNNELS;
+
 pub struct Field {
     pub name: &'static str,
     pub ty: Type,
+    /// For a list field, the first element that has the field: what a presence test sees.
     pub get: Accessor,
+    /// For a list field: a comparison holds when it holds for any element, as in Wireshark.
+    pub each: Option<ElementAccessor>,
 }
 
 macro_rules! int {
@@ -41,6 +50,7 @@ macro_rules! int {
             name: $name,
             ty: Type::Int,
             get: |$p| $e.map(|v| Value::Int(u64::from(v))),
+            each: None,
         }
     };
 }
@@ -50,6 +60,7 @@ macro_rules! boolean {
             name: $name,
             ty: Type::Bool,
             get: |$p| $e.map(Value::Bool),
+            each: None,
         }
     };
 }
@@ -59,6 +70,7 @@ macro_rules! string {
             name: $name,
             ty: Type::Str,
             get: |$p| $e.map(Value::Str),
+            each: None,
         }
     };
 }
@@ -68,8 +80,25 @@ macro_rules! ip {
             name: $name,
             ty: Type::Ip,
             get: |$p| $e.map(|a| Value::Ip(IpAddr::from(a))),
+            each: None,
         }
     };
+}
+
+/// A field of every tunnel entry: `$e` gives it from the entry `$t`, `$wrap` makes it a value.
+macro_rules! per_tunnel {
+    ($name:literal, $ty:expr, |$t:ident| $e:expr, $wrap:expr) => {
+        Field {
+            name: $name,
+            ty: $ty,
+            get: |p| p.tunnels.iter().find_map(|$t| $e).map($wrap),
+            each: Some(|p, i| p.tunnels.get(i).and_then(|$t| $e).map($wrap)),
+        }
+    };
+}
+
+fn int<T: Into<u64>>(v: T) -> Value {
+    Value::Int(v.into())
 }
 
 pub static FIELDS: &[Field] = &[
@@ -83,11 +112,13 @@ pub static FIELDS: &[Field] = &[
         name: "eth.src",
         ty: Type::Mac,
         get: |p| p.eth.map(|e| Value::Mac(e.src().0)),
+        each: None,
     },
     Field {
         name: "eth.dst",
         ty: Type::Mac,
         get: |p| p.eth.map(|e| Value::Mac(e.dst().0)),
+        each: None,
     },
     int!("eth.type", |p| p.eth.map(|e| e.ethertype())),
     int!("eth.vlan.id", |p| p.vlans.iter().next().map(|t| t.vid())),
@@ -201,7 +232,49 @@ pub static FIELDS: &[Field] = &[
     int!("cm.starting_psn", |p| cm(p).and_then(|c| c.starting_psn())),
     int!("cm.service_id", |p| cm(p).and_then(|c| c.service_id())),
     int!("cm.reason", |p| cm(p).and_then(|c| c.reject_reason())),
+    per_tunnel!(
+        "tunnel.type",
+        Type::Str,
+        |t| Some(t.encap.name()),
+        Value::Str
+    ),
+    per_tunnel!("tunnel.src", Type::Ip, |t| Some(t.ip.src()), Value::Ip),
+    per_tunnel!("tunnel.dst", Type::Ip, |t| Some(t.ip.dst()), Value::Ip),
+    per_tunnel!(
+        "tunnel.proto",
+        Type::Int,
+        |t| t.encap.gre().map(|g| g.header.protocol()),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.key",
+        Type::Int,
+        |t| t.encap.gre().and_then(|g| g.key()),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.seq",
+        Type::Int,
+        |t| t.encap.gre().and_then(|g| g.sequence()),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.version",
+        Type::Int,
+        |t| t.encap.erspan_version(),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.session_id",
+        Type::Int,
+        |t| t.encap.erspan_session_id(),
+        int
+    ),
+    per_tunnel!("tunnel.vlan", Type::Int, |t| t.encap.erspan_vlan(), int),
+    per_tunnel!("tunnel.vni", Type::Int, |t| t.encap.vni(), int),
+    boolean!("tunnel_too_deep", |p| Some(p.tunnels.too_deep)),
     // Header presence, for filters such as `reth && !immdt`.
+    boolean!("tunnel", |p| Some(!p.tunnels.is_empty())),
     boolean!("eth", |p| Some(p.eth.is_some())),
     boolean!("ip", |p| Some(p.ip.is_some())),
     boolean!("udp", |p| Some(p.udp.is_some())),

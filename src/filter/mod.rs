@@ -79,9 +79,11 @@ fn operand(expr: &Expr, pkt: &Packet<'_>) -> bool {
             None => false,
         },
         // As in Wireshark, a comparison with a field the packet lacks is false, even `!=`.
-        Expr::Compare(field, op, want) => {
-            (field.get)(pkt).is_some_and(|got| compare(got, *op, *want))
-        }
+        Expr::Compare(field, op, want) => match field.each {
+            None => (field.get)(pkt).is_some_and(|got| compare(got, *op, *want)),
+            Some(element) => (0..fields::MAX_ELEMENTS)
+                .any(|i| element(pkt, i).is_some_and(|got| compare(got, *op, *want))),
+        },
         Expr::CompareText(field, op, want) => match (field.get)(pkt) {
             Some(Value::Str(got)) => (got == want.as_str()) == (*op == Op::Eq),
             _ => false,

@@ -418,6 +418,7 @@ fn intern(field: &Field, literal: &str) -> Interned {
             .map(|s| s.name())
             .collect(),
         "aeth.kind" => vec!["ack", "rnr_nak", "nak", "reserved"],
+        "tunnel.type" => vec!["gre", "erspan", "vxlan"],
         "bth.opcode_name" => (0..=255u8)
             .map(|op| crate::wire::opcode::info(op).name)
             .collect(),

@@ -3,7 +3,7 @@
 
 use super::jsonw::Obj;
 use crate::crc::CrcCheck;
-use crate::dissect::{IpHeader, Packet};
+use crate::dissect::{Encap, IpHeader, Packet, Tunnel};
 use crate::wire::aeth::{self, Syndrome};
 use crate::wire::opcode;
 
@@ -25,6 +25,15 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
             o.u64("iface", u64::from(pkt.iface));
         }
         o.u64("linktype", u64::from(pkt.linktype));
+        if !pkt.tunnels.is_empty() {
+            let mut list = o.arr("tunnel");
+            for tunnel in pkt.tunnels.iter() {
+                write_tunnel(&mut list.obj(), &tunnel);
+            }
+        }
+        if pkt.tunnels.too_deep {
+            o.bool("tunnel_too_deep", true);
+        }
         write_link(&mut o, pkt);
         write_ip(&mut o, pkt);
         write_ib(&mut o, pkt);
@@ -85,6 +94,57 @@ fn write_link(o: &mut Obj<'_>, pkt: &Packet<'_>) {
                     .u64("pcp", u64::from(tag.pcp()))
                     .u64("dei", u64::from(tag.dei()));
             }
+        }
+    }
+}
+
+fn write_tunnel(t: &mut Obj<'_>, tunnel: &Tunnel<'_>) {
+    t.str("type", tunnel.encap.name());
+    if let Some(eth) = &tunnel.eth {
+        t.mac("src_mac", eth.src().0).mac("dst_mac", eth.dst().0);
+    }
+    if let Some(tag) = &tunnel.vlan {
+        t.obj("eth_vlan").u64("id", tag.vid()).u64("pcp", tag.pcp());
+    }
+    t.ip("src", tunnel.ip.src()).ip("dst", tunnel.ip.dst());
+    if let Some(gre) = tunnel.encap.gre() {
+        t.u64("proto", gre.header.protocol());
+        if let Some(key) = gre.key() {
+            t.u64("key", key);
+        }
+        if let Some(seq) = gre.sequence() {
+            t.u64("seq", seq);
+        }
+        if let Some(checksum) = gre.checksum() {
+            t.u64("checksum", checksum);
+        }
+    }
+    match &tunnel.encap {
+        Encap::Gre(_) | Encap::ErspanI(_) => {}
+        Encap::ErspanII(_, h) => {
+            t.u64("version", h.version())
+                .u64("session_id", h.session_id())
+                .u64("vlan", h.vlan())
+                .u64("cos", h.cos())
+                .u64("index", h.index());
+        }
+        Encap::ErspanIII(_, h, platform) => {
+            t.u64("version", h.version())
+                .u64("session_id", h.session_id())
+                .u64("vlan", h.vlan())
+                .u64("cos", h.cos())
+                .str("direction", if h.egress() { "egress" } else { "ingress" })
+                .u64("timestamp", h.timestamp())
+                .u64("hw_id", h.hw_id());
+            if let Some(platform) = platform {
+                t.u64("platform_id", platform.platform_id());
+            }
+        }
+        Encap::Vxlan(udp, h) => {
+            t.u64("sport", udp.src_port())
+                .u64("dport", udp.dst_port())
+                .u64("flags", h.flags())
+                .u64("vni", h.vni());
         }
     }
 }

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::time::Clock;
 use crate::crc::{CrcCheck, CrcStatus};
-use crate::dissect::{Kind, Packet};
+use crate::dissect::{Encap, Kind, Packet};
 use crate::wire::aeth::{self, Syndrome};
 use crate::wire::opcode;
 
@@ -31,6 +31,7 @@ pub fn write_frame(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
 /// The rest of a line after the time, newline included.
 pub fn write_rest(out: &mut Vec<u8>, pkt: &Packet<'_>) {
     let _ = write!(out, " {:<9}", pkt.kind.name());
+    write_tunnels(out, pkt);
     for tag in pkt.vlans.iter() {
         let _ = write!(out, " vlan {} p{}", tag.vid(), tag.pcp());
     }
@@ -133,6 +134,46 @@ pub fn write_rest(out: &mut Vec<u8>, pkt: &Packet<'_>) {
         let _ = write!(out, " [snaplen cut {} at offset {}]", cut.layer, cut.offset);
     }
     out.push(b'\n');
+}
+
+/// Each tunnel, outermost first, as `type src > dst detail |`, so that what follows the
+/// last bar reads as the line of the bare inner frame.
+fn write_tunnels(out: &mut Vec<u8>, pkt: &Packet<'_>) {
+    for tunnel in pkt.tunnels.iter() {
+        let (src, dst) = (tunnel.ip.src(), tunnel.ip.dst());
+        let _ = match &tunnel.encap {
+            Encap::Gre(gre) => {
+                let _ = write!(
+                    out,
+                    " gre {src} > {dst} proto {:#06x}",
+                    gre.header.protocol()
+                );
+                match gre.key() {
+                    Some(key) => write!(out, " key {key:#x}"),
+                    None => Ok(()),
+                }
+            }
+            Encap::ErspanI(_) => write!(out, " erspan1 {src} > {dst}"),
+            Encap::ErspanII(_, h) => write!(
+                out,
+                " erspan2 {src} > {dst} session {} vlan {}",
+                h.session_id(),
+                h.vlan()
+            ),
+            Encap::ErspanIII(_, h, _) => write!(
+                out,
+                " erspan3 {src} > {dst} session {} vlan {} {}",
+                h.session_id(),
+                h.vlan(),
+                if h.egress() { "egress" } else { "ingress" }
+            ),
+            Encap::Vxlan(_, h) => write!(out, " vxlan {src} > {dst} vni {}", h.vni()),
+        };
+        out.extend_from_slice(b" |");
+    }
+    if pkt.tunnels.too_deep {
+        out.extend_from_slice(b" (tunnels nested deeper not decoded)");
+    }
 }
 
 fn write_crc(out: &mut Vec<u8>, name: &str, check: Option<CrcCheck>, digits: usize) {

@@ -9,7 +9,9 @@ pub mod atomic_ack_eth;
 pub mod atomic_eth;
 pub mod bth;
 pub mod deth;
+pub mod erspan;
 pub mod ethernet;
+pub mod gre;
 pub mod grh;
 pub mod ieth;
 pub mod immdt;
@@ -22,6 +24,7 @@ pub mod opcode;
 pub mod rdeth;
 pub mod reth;
 pub mod udp;
+pub mod vxlan;
 pub mod xrceth;
 
 use std::fmt;
@@ -59,6 +62,9 @@ pub enum Layer {
     Sa,
     Perf,
     Cm,
+    Gre,
+    Erspan,
+    Vxlan,
 }
 
 impl Layer {
@@ -94,6 +100,9 @@ impl Layer {
             Layer::Sa => "sa",
             Layer::Perf => "perf",
             Layer::Cm => "cm",
+            Layer::Gre => "gre",
+            Layer::Erspan => "erspan",
+            Layer::Vxlan => "vxlan",
         }
     }
 }

@@ -411,6 +411,33 @@ const TRUTH: &[(&str, How)] = &[
     ("mad.sm_info.sm_state", Same("mad.sm_info.sm_state")),
     ("mad.status", Same("mad.status")),
     ("mad.tid", Same("mad.tid")),
+    ("tunnel", Each),
+    ("tunnel.*.type", Same("tunnel.*.type")),
+    ("tunnel.*.src", Same("tunnel.*.src")),
+    ("tunnel.*.dst", Same("tunnel.*.dst")),
+    ("tunnel.*.src_mac", Same("tunnel.*.src_mac")),
+    ("tunnel.*.dst_mac", Same("tunnel.*.dst_mac")),
+    ("tunnel.*.eth_vlan", Object),
+    ("tunnel.*.eth_vlan.id", Same("tunnel.*.eth_vlan.id")),
+    ("tunnel.*.eth_vlan.pcp", Same("tunnel.*.eth_vlan.pcp")),
+    ("tunnel.*.proto", Same("tunnel.*.proto")),
+    ("tunnel.*.key", Same("tunnel.*.key")),
+    ("tunnel.*.seq", Same("tunnel.*.seq")),
+    ("tunnel.*.checksum", Same("tunnel.*.checksum")),
+    ("tunnel.*.version", Same("tunnel.*.version")),
+    ("tunnel.*.session_id", Same("tunnel.*.session_id")),
+    ("tunnel.*.vlan", Same("tunnel.*.vlan")),
+    ("tunnel.*.cos", Same("tunnel.*.cos")),
+    ("tunnel.*.index", Same("tunnel.*.index")),
+    ("tunnel.*.direction", Same("tunnel.*.direction")),
+    ("tunnel.*.timestamp", Same("tunnel.*.timestamp")),
+    ("tunnel.*.hw_id", Same("tunnel.*.hw_id")),
+    ("tunnel.*.platform_id", Same("tunnel.*.platform_id")),
+    ("tunnel.*.sport", Same("tunnel.*.sport")),
+    ("tunnel.*.dport", Same("tunnel.*.dport")),
+    ("tunnel.*.flags", Same("tunnel.*.flags")),
+    ("tunnel.*.vni", Same("tunnel.*.vni")),
+    ("tunnel_too_deep", Same("tunnel_too_deep")),
 ];
 
 /// Keys of the file-level truth, beside `frames`, each with its check.
@@ -803,6 +830,12 @@ fn implied_by_absent_keys(fr: &Frame<'_>) -> Vec<String> {
             fr.got["iface"]
         ));
     }
+    if fr.want.get("tunnel").is_none() && fr.got.get("tunnel").is_some() {
+        problems.push(format!(
+            "no tunnel in the truth, rdmadump {}",
+            fr.got["tunnel"]
+        ));
+    }
     if fr.want.get("erf_type").is_none() && fr.got.get("erf").is_some() {
         problems.push(format!(
             "no ERF record in the truth, rdmadump {}",
@@ -810,8 +843,9 @@ fn implied_by_absent_keys(fr: &Frame<'_>) -> Vec<String> {
         ));
     }
     // Without an FCS the frame ends with the datagram, or with the pad up to Ethernet's
-    // 60-byte minimum.
+    // 60-byte minimum; a tunnelled frame's `eth` and `ip` are the inner ones.
     if fr.want.get("eth_fcs").is_none()
+        && fr.got.get("tunnel").is_none()
         && fr.got.get("eth").is_some()
         && fr.got.get("ip").is_some()
         && let (Ok(datagram), Ok(len)) = (eth_and_ip_len(fr), fr.num("len"))

@@ -13,3 +13,4 @@ mod recipes;
 mod scenarios;
 mod snapshots;
 mod tshark_diff;
+mod tunnels;

@@ -80,6 +80,9 @@ struct Layer {
     guarded: bool,
     /// Only for frames tshark read from the original file (not for ERF-wrapped copies).
     direct_only: bool,
+    /// In a tunnelled frame rdmadump's layer is the inner one: tshark's innermost occurrence,
+    /// among its field names the one whose protocol comes last in `frame.protocols`.
+    inner: bool,
     fields: &'static [Field],
 }
 
@@ -109,6 +112,7 @@ const fn layer(
         markers,
         guarded: false,
         direct_only: false,
+        inner: false,
         fields,
     }
 }
@@ -156,16 +160,97 @@ const LAYERS: &[Layer] = &[
             ),
         ],
     ),
-    layer(
-        "eth",
-        "/eth",
-        &["eth.type"],
-        &[
-            f("eth.src", "/eth/src", &["eth.src"], Text),
-            f("eth.dst", "/eth/dst", &["eth.dst"], Text),
-            f("eth.type", "/eth/type", &["eth.type"], Num),
-        ],
-    ),
+    // Tunnels, outermost first, as rdmadump's `tunnel` list; entries without the field (a
+    // VXLAN beside a GRE) are skipped, as tshark has no occurrence for them.
+    Layer {
+        guarded: true,
+        ..layer(
+            "gre",
+            "/tunnel",
+            &["gre.proto"],
+            &[
+                f("gre.proto", "/tunnel/*/proto", &["gre.proto"], NumList),
+                f("gre.key", "/tunnel/*/key", &["gre.key"], NumList),
+                f(
+                    "gre.seq",
+                    "/tunnel/*/seq",
+                    &["gre.sequence_number"],
+                    NumList,
+                ),
+                f(
+                    "gre.checksum",
+                    "/tunnel/*/checksum",
+                    &["gre.checksum"],
+                    NumList,
+                ),
+            ],
+        )
+    },
+    Layer {
+        guarded: true,
+        ..layer(
+            "erspan",
+            "/tunnel",
+            &["erspan.spanid", "erspan.version"],
+            &[
+                f(
+                    "erspan.ver",
+                    "/tunnel/*/version",
+                    &["erspan.version"],
+                    NumList,
+                ),
+                f(
+                    "erspan.spanid",
+                    "/tunnel/*/session_id",
+                    &["erspan.spanid"],
+                    NumList,
+                ),
+                f("erspan.vlan", "/tunnel/*/vlan", &["erspan.vlan"], NumList),
+                f("erspan.cos", "/tunnel/*/cos", &["erspan.cos"], NumList),
+                f(
+                    "erspan.index",
+                    "/tunnel/*/index",
+                    &["erspan.index"],
+                    NumList,
+                ),
+                f(
+                    "erspan.timestamp",
+                    "/tunnel/*/timestamp",
+                    &["erspan.timestamp"],
+                    NumList,
+                ),
+                f("erspan.hw", "/tunnel/*/hw_id", &["erspan.hw"], NumList),
+                f(
+                    "erspan.platid",
+                    "/tunnel/*/platform_id",
+                    &["erspan.platid"],
+                    NumList,
+                ),
+            ],
+        )
+    },
+    Layer {
+        guarded: true,
+        ..layer(
+            "vxlan",
+            "/tunnel",
+            &["vxlan.vni"],
+            &[f("vxlan.vni", "/tunnel/*/vni", &["vxlan.vni"], NumList)],
+        )
+    },
+    Layer {
+        inner: true,
+        ..layer(
+            "eth",
+            "/eth",
+            &["eth.type"],
+            &[
+                f("eth.src", "/eth/src", &["eth.src"], Text),
+                f("eth.dst", "/eth/dst", &["eth.dst"], Text),
+                f("eth.type", "/eth/type", &["eth.type"], Num),
+            ],
+        )
+    },
     // tshark's vlan.* lists the 802.1Q (C-)tags only; rdmadump's eth.vlan lists every tag.
     layer(
         "vlan",
@@ -201,49 +286,55 @@ const LAYERS: &[Layer] = &[
             ],
         )
     },
-    layer(
-        "ip",
-        "/ip",
-        &["ip.version", "ipv6.version"],
-        &[
-            f(
-                "ip.version",
-                "/ip/version",
-                &["ip.version", "ipv6.version"],
-                Num,
-            ),
-            f("ip.src", "/ip/src", &["ip.src", "ipv6.src"], Text),
-            f("ip.dst", "/ip/dst", &["ip.dst", "ipv6.dst"], Text),
-            f(
-                "ip.dscp",
-                "/ip/dscp",
-                &["ip.dsfield.dscp", "ipv6.tclass.dscp"],
-                Num,
-            ),
-            f(
-                "ip.ecn",
-                "/ip/ecn",
-                &["ip.dsfield.ecn", "ipv6.tclass.ecn"],
-                Num,
-            ),
-            f("ip.ttl", "/ip/ttl", &["ip.ttl", "ipv6.hlim"], Num),
-            f("ip.total_len", "/ip/total_len", &["ip.len"], Num),
-            f("ip.proto", "/ip/proto", &["ip.proto"], Num),
-            f("ip.flow_label", "/ip/flow_label", &["ipv6.flow"], Num),
-            f("ip.payload_len", "/ip/payload_len", &["ipv6.plen"], Num),
-        ],
-    ),
-    layer(
-        "udp",
-        "/udp",
-        &["udp.srcport"],
-        &[
-            f("udp.sport", "/udp/sport", &["udp.srcport"], Num),
-            f("udp.dport", "/udp/dport", &["udp.dstport"], Num),
-            f("udp.len", "/udp/len", &["udp.length"], Num),
-            f("udp.checksum", "/udp/checksum", &["udp.checksum"], Num),
-        ],
-    ),
+    Layer {
+        inner: true,
+        ..layer(
+            "ip",
+            "/ip",
+            &["ip.version", "ipv6.version"],
+            &[
+                f(
+                    "ip.version",
+                    "/ip/version",
+                    &["ip.version", "ipv6.version"],
+                    Num,
+                ),
+                f("ip.src", "/ip/src", &["ip.src", "ipv6.src"], Text),
+                f("ip.dst", "/ip/dst", &["ip.dst", "ipv6.dst"], Text),
+                f(
+                    "ip.dscp",
+                    "/ip/dscp",
+                    &["ip.dsfield.dscp", "ipv6.tclass.dscp"],
+                    Num,
+                ),
+                f(
+                    "ip.ecn",
+                    "/ip/ecn",
+                    &["ip.dsfield.ecn", "ipv6.tclass.ecn"],
+                    Num,
+                ),
+                f("ip.ttl", "/ip/ttl", &["ip.ttl", "ipv6.hlim"], Num),
+                f("ip.total_len", "/ip/total_len", &["ip.len"], Num),
+                f("ip.proto", "/ip/proto", &["ip.proto"], Num),
+                f("ip.flow_label", "/ip/flow_label", &["ipv6.flow"], Num),
+                f("ip.payload_len", "/ip/payload_len", &["ipv6.plen"], Num),
+            ],
+        )
+    },
+    Layer {
+        inner: true,
+        ..layer(
+            "udp",
+            "/udp",
+            &["udp.srcport"],
+            &[
+                f("udp.sport", "/udp/sport", &["udp.srcport"], Num),
+                f("udp.dport", "/udp/dport", &["udp.dstport"], Num),
+                f("udp.len", "/udp/len", &["udp.length"], Num),
+                f("udp.checksum", "/udp/checksum", &["udp.checksum"], Num),
+            ],
+        )
+    },
     layer(
         "lrh",
         "/lrh",
@@ -1464,7 +1555,7 @@ const LAYERS: &[Layer] = &[
 ];
 
 /// Fields asked of tshark besides the compared ones: the row key and record-kind evidence.
-const EXTRA_FIELDS: &[&str] = &["frame.number", "frame.cb_pen"];
+const EXTRA_FIELDS: &[&str] = &["frame.number", "frame.cb_pen", "frame.protocols"];
 
 /// Which frames a known difference is about.
 enum Frames {
@@ -1517,6 +1608,70 @@ use Frames::{File, List, Where};
 /// Every difference between tshark 4.0.17 and rdmadump on our captures, with its reason and the
 /// row of docs/tshark-differences.md that gives the values and the spec references.
 const KNOWN: &[Known] = &[
+    known(
+        51,
+        "tunnels.pcap",
+        List(&[5, 6]),
+        &["eth"],
+        "IP carried directly in GRE has no inner Ethernet header: rdmadump's eth is the inner \
+         frame's, so absent (the outer MACs are in tunnel[0]); tshark's only eth is the outer.",
+    ),
+    known(
+        52,
+        "tunnels.pcap",
+        List(&[10, 14]),
+        &["ip", "udp"],
+        "The inner frame is RoCE v1 (frame 10) or ARP (frame 14), without IP: rdmadump's ip and \
+         udp are the inner frame's, so absent; tshark's are the outer ones.",
+    ),
+    known(
+        53,
+        "tunnels.pcap",
+        List(&[13]),
+        &["ip", "udp", "bth", "icrc"],
+        "Inner IPv4 total length 100 bytes past the GRE payload: tshark dissects on from the \
+         bytes there; rdmadump stops with error layer ipv4, as in malformed.pcap frame 5.",
+    ),
+    known(
+        54,
+        "tunnels.pcap",
+        List(&[15]),
+        &["gre"],
+        "GRE version 1 (PPTP): tshark decodes it; rdmadump decapsulates version 0 only and \
+         leaves the frame an IP frame of kind other.",
+    ),
+    known(
+        55,
+        "tunnels.pcap",
+        List(&[16]),
+        &["gre.proto", "eth", "ip.*", "udp", "bth", "icrc"],
+        "Five nested GRE tunnels: rdmadump decodes four (MAX_TUNNELS) and says tunnel_too_deep, \
+         its ip being the fifth tunnel's outer IPv4; tshark decodes all five and the RoCE inside.",
+    ),
+    known(
+        58,
+        "tunnels.pcap",
+        List(&[19]),
+        &["vxlan", "bth", "icrc"],
+        "Outer UDP length 100 bytes past the IPv4 datagram: tshark warns and decodes the VXLAN and \
+         the RoCE inside; rdmadump stops with error layer udp before entering the tunnel.",
+    ),
+    known(
+        57,
+        "tunnels.pcap",
+        List(&[17]),
+        &["vlan"],
+        "The only VLAN tag is the outer frame's: tshark's vlan.* shows it; rdmadump's eth.vlan is \
+         the inner frame's (none) and the outer tag is tunnel[0].eth_vlan (VID 10, PCP 5).",
+    ),
+    known(
+        56,
+        "tunnels.pcap",
+        List(&[11]),
+        &["bth.opcode_name"],
+        "snaplen-truncated inner packet: tshark's \"Invalid Packet Length from LRH!\" loses the \
+         opcode from Info, as in roce_v2_crc_cases.pcap frame 5.",
+    ),
     known(
         1,
         "ib_native.pcap",
@@ -1975,9 +2130,16 @@ fn op_key(name: &str) -> String {
 
 /// tshark's value of `field`, or None when tshark does not have it. A value this test cannot
 /// parse comes back as such, to show up as a difference rather than as an absence.
-fn theirs_value(row: &Row, field: &Field) -> Option<String> {
-    let values = field.theirs.iter().find_map(|name| row.get(name))?;
-    let first = values.first()?.as_str();
+fn theirs_value(row: &Row, field: &Field, inner: Option<&[&'static str]>) -> Option<String> {
+    let values = match inner {
+        Some(markers) => innermost_values(row, field.theirs, markers)?,
+        None => field.theirs.iter().find_map(|name| row.get(name))?,
+    };
+    let first = if inner.is_some() {
+        values.last()?.as_str()
+    } else {
+        values.first()?.as_str()
+    };
     let num = |n: Option<u128>| n.map(|n| n.to_string());
     let value = match field.conv {
         Num => num(parse_bool(first)),
@@ -2014,6 +2176,33 @@ fn theirs_value(row: &Row, field: &Field) -> Option<String> {
     Some(value.unwrap_or_else(|| format!("unparsable {values:?}")))
 }
 
+/// The occurrences of the one of `names` that belongs to the layer's innermost protocol: of
+/// the protocols the layer's `markers` name (IPv4, IPv6), the one tshark dissected last.
+fn innermost_values<'r>(
+    row: &'r Row,
+    names: &[&'static str],
+    markers: &[&'static str],
+) -> Option<&'r Vec<String>> {
+    let protocols = row.get("frame.protocols")?.first()?;
+    let protocol_of = |name: &'static str| name.split('.').next().unwrap_or(name);
+    let depth = |name: &'static str| {
+        protocols
+            .split(':')
+            .enumerate()
+            .filter(|(_, p)| *p == protocol_of(name))
+            .map(|(i, _)| i)
+            .last()
+    };
+    let innermost = markers
+        .iter()
+        .filter(|name| row.contains_key(*name))
+        .max_by_key(|name| depth(name))?;
+    names
+        .iter()
+        .find(|name| protocol_of(name) == protocol_of(innermost) && row.contains_key(*name))
+        .and_then(|name| row.get(name))
+}
+
 fn scalar(value: &Value) -> Option<String> {
     match value {
         Value::Null => None,
@@ -2028,11 +2217,14 @@ fn ours_value(frame: &Value, field: &Field) -> Option<String> {
     let value = match field.ours.split_once("/*") {
         Some((list, rest)) => {
             let items = frame.pointer(list)?.as_array()?;
-            let parts: Option<Vec<String>> = items
+            let parts: Vec<String> = items
                 .iter()
-                .map(|item| item.pointer(rest).and_then(scalar))
+                .filter_map(|item| item.pointer(rest).and_then(scalar))
                 .collect();
-            parts?.join(",")
+            if parts.is_empty() {
+                return None;
+            }
+            parts.join(",")
         }
         None => scalar(frame.pointer(field.ours)?)?,
     };
@@ -2082,6 +2274,7 @@ fn compare_frame(run: &Run, ours: &Value, row: &Row, diffs: &mut Vec<Diff>, tall
             continue;
         }
         let ours_has = ours.pointer(layer.ours).is_some_and(|v| !v.is_null());
+        let inner = (layer.inner && ours.get("tunnel").is_some()).then_some(layer.markers);
         let theirs_has = has(row, layer.markers);
         if layer.guarded && !theirs_has {
             continue;
@@ -2092,7 +2285,7 @@ fn compare_frame(run: &Run, ours: &Value, row: &Row, diffs: &mut Vec<Diff>, tall
             (false, true) => push(layer.name, Some("present".into()), None),
             (true, true) => {
                 for field in layer.fields {
-                    let (o, t) = (ours_value(ours, field), theirs_value(row, field));
+                    let (o, t) = (ours_value(ours, field), theirs_value(row, field, inner));
                     match (&o, &t) {
                         (None, None) => {}
                         (Some(a), Some(b)) if a == b => tally.add(field.label),

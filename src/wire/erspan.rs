@@ -1,0 +1,147 @@
+//! ERSPAN headers (draft-foschiano-erspan): what a switch mirror puts before the mirrored
+//! Ethernet frame inside GRE.
+
+use super::{Layer, header_view, u16_at, u32_at};
+
+header_view!(
+    /// The 8-byte ERSPAN type II header.
+    ErspanII, 8, Layer::Erspan
+);
+
+header_view!(
+    /// The 12-byte ERSPAN type III header.
+    ErspanIII, 12, Layer::Erspan
+);
+
+header_view!(
+    /// The 8-byte platform-specific subheader of type III, present when the O bit is set.
+    ErspanPlatform, 8, Layer::Erspan
+);
+
+impl ErspanII<'_> {
+    /// Ver: 1 for type II.
+    #[inline]
+    pub fn version(&self) -> u8 {
+        self.bytes[0] >> 4
+    }
+    /// The VLAN of the mirrored frame.
+    #[inline]
+    pub fn vlan(&self) -> u16 {
+        u16_at::<0, 8>(self.bytes) & 0x0fff
+    }
+    /// COS: the mirrored frame's class of service.
+    #[inline]
+    pub fn cos(&self) -> u8 {
+        self.bytes[2] >> 5
+    }
+    /// T: the mirrored frame was truncated to fit.
+    #[inline]
+    pub fn truncated(&self) -> bool {
+        self.bytes[2] & 0x04 != 0
+    }
+    /// Session ID: the mirror session.
+    #[inline]
+    pub fn session_id(&self) -> u16 {
+        u16_at::<2, 8>(self.bytes) & 0x03ff
+    }
+    /// Index: the port the frame was mirrored from.
+    #[inline]
+    pub fn index(&self) -> u32 {
+        u32_at::<4, 8>(self.bytes) & 0x000f_ffff
+    }
+}
+
+impl ErspanIII<'_> {
+    /// Ver: 2 for type III.
+    #[inline]
+    pub fn version(&self) -> u8 {
+        self.bytes[0] >> 4
+    }
+    #[inline]
+    pub fn vlan(&self) -> u16 {
+        u16_at::<0, 12>(self.bytes) & 0x0fff
+    }
+    #[inline]
+    pub fn cos(&self) -> u8 {
+        self.bytes[2] >> 5
+    }
+    #[inline]
+    pub fn truncated(&self) -> bool {
+        self.bytes[2] & 0x04 != 0
+    }
+    #[inline]
+    pub fn session_id(&self) -> u16 {
+        u16_at::<2, 12>(self.bytes) & 0x03ff
+    }
+    #[inline]
+    pub fn timestamp(&self) -> u32 {
+        u32_at::<4, 12>(self.bytes)
+    }
+    /// SGT: security group tag.
+    #[inline]
+    pub fn sgt(&self) -> u16 {
+        u16_at::<8, 12>(self.bytes)
+    }
+    /// HW ID: the mirroring engine.
+    #[inline]
+    pub fn hw_id(&self) -> u8 {
+        ((u16_at::<10, 12>(self.bytes) >> 4) & 0x3f) as u8
+    }
+    /// D: false when mirrored on ingress, true on egress.
+    #[inline]
+    pub fn egress(&self) -> bool {
+        self.bytes[11] & 0x08 != 0
+    }
+    /// Gra: timestamp granularity.
+    #[inline]
+    pub fn granularity(&self) -> u8 {
+        (self.bytes[11] >> 1) & 0x03
+    }
+    /// O: a platform-specific subheader follows.
+    #[inline]
+    pub fn has_platform(&self) -> bool {
+        self.bytes[11] & 0x01 != 0
+    }
+}
+
+impl ErspanPlatform<'_> {
+    /// Platf ID: which layout the rest of the subheader has.
+    #[inline]
+    pub fn platform_id(&self) -> u8 {
+        self.bytes[0] >> 2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_ii_fields() {
+        // Ver 1, VLAN 100; COS 5, En 0, T 1, session 0x155; index 0x12345.
+        let bytes = [0x10, 0x64, 0xa5, 0x55, 0x00, 0x01, 0x23, 0x45];
+        let h = ErspanII::new_checked(&bytes, 42).unwrap();
+        assert_eq!((h.version(), h.vlan(), h.cos()), (1, 100, 5));
+        assert_eq!(
+            (h.truncated(), h.session_id(), h.index()),
+            (true, 0x155, 0x12345)
+        );
+    }
+
+    #[test]
+    fn type_iii_fields() {
+        // Ver 2, VLAN 7; COS 3, session 1; timestamp 0x01020304; SGT 9; P 0, FT 0,
+        // HW ID 5, D 1 (egress), Gra 2, O 1.
+        let bytes = [0x20, 0x07, 0x60, 0x01, 1, 2, 3, 4, 0x00, 0x09, 0x00, 0x5d];
+        let h = ErspanIII::new_checked(&bytes, 0).unwrap();
+        assert_eq!(
+            (h.version(), h.vlan(), h.cos(), h.session_id()),
+            (2, 7, 3, 1)
+        );
+        assert_eq!((h.timestamp(), h.sgt(), h.hw_id()), (0x0102_0304, 9, 5));
+        assert_eq!(
+            (h.egress(), h.granularity(), h.has_platform()),
+            (true, 2, true)
+        );
+    }
+}
