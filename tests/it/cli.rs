@@ -520,6 +520,9 @@ fn read_v_shows_every_field_the_json_has() {
         fixture("pfc_pause.pcap"),
         fixture("malformed.pcap"),
         fixture("roce_v2_ipv6_vlan.pcap"),
+        fixture("tunnels.pcap"),
+        fixture("mad_cm_roce.pcap"),
+        fixture("mad_cm_ib.pcap"),
     ];
     for path in captures {
         let path = path.to_str().unwrap();
