@@ -17,8 +17,14 @@ pub use mmap::Mapped;
 /// Link types rdmadump decodes (the LINKTYPE_ values of the pcap registry).
 pub mod linktype {
     pub const ETHERNET: u32 = 1;
+    /// Raw IP: IPv4 or IPv6, told by the version nibble.
+    pub const RAW: u32 = 101;
     pub const LINUX_SLL: u32 = 113;
     pub const ERF: u32 = 197;
+    pub const IPV4: u32 = 228;
+    pub const IPV6: u32 = 229;
+    /// IP over InfiniBand as a Linux IPoIB interface shows it.
+    pub const IPOIB: u32 = 242;
     pub const INFINIBAND: u32 = 247;
     pub const LINUX_SLL2: u32 = 276;
 }

@@ -6,4 +6,5 @@ pub mod analyze_text;
 pub mod json;
 pub mod jsonw;
 pub mod text;
+mod text_other;
 pub mod time;

@@ -5,14 +5,17 @@
 //! constants, so the compiler proves they cannot panic and emits no bounds checks.
 
 pub mod aeth;
+pub mod arp;
 pub mod atomic_ack_eth;
 pub mod atomic_eth;
 pub mod bth;
 pub mod deth;
 pub mod ethernet;
 pub mod grh;
+pub mod icmp;
 pub mod ieth;
 pub mod immdt;
+pub mod ipoib;
 pub mod ipv4;
 pub mod ipv6;
 pub mod lrh;
@@ -20,6 +23,7 @@ pub mod mac_control;
 pub mod opcode;
 pub mod rdeth;
 pub mod reth;
+pub mod tcp;
 pub mod udp;
 pub mod xrceth;
 
@@ -53,6 +57,10 @@ pub enum Layer {
     Icrc,
     Vcrc,
     MacControl,
+    Ipoib,
+    Arp,
+    Tcp,
+    Icmp,
 }
 
 impl Layer {
@@ -83,6 +91,10 @@ impl Layer {
             Layer::Icrc => "icrc",
             Layer::Vcrc => "vcrc",
             Layer::MacControl => "mac_control",
+            Layer::Ipoib => "ipoib",
+            Layer::Arp => "arp",
+            Layer::Tcp => "tcp",
+            Layer::Icmp => "icmp",
         }
     }
 }

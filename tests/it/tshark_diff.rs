@@ -22,10 +22,8 @@ const TSHARK_OPTS: &[&str] = &[
     // would be decoded as TFTP (the "[tftp enabled]" run shows it).
     "--disable-protocol",
     "tftp",
-    // rdmadump stops at the IB transport headers, so there is nothing to compare the IP/ARP
-    // headers of an IPoIB payload with; without this tshark's heuristic dissects them.
-    "--disable-heuristic",
-    "eth_over_ib",
+    // tshark's eth_over_ib heuristic is what decodes IPoIB in InfiniBand payloads; it stays on
+    // so that rdmadump's IPoIB, IP, ARP, TCP and ICMP fields are compared.
 ];
 
 /// How a tshark value is turned into the text rdmadump's value is compared with.
@@ -236,6 +234,65 @@ const LAYERS: &[Layer] = &[
             f("udp.dport", "/udp/dport", &["udp.dstport"], Num),
             f("udp.len", "/udp/len", &["udp.length"], Num),
             f("udp.checksum", "/udp/checksum", &["udp.checksum"], Num),
+        ],
+    ),
+    layer(
+        "ipoib",
+        "/ipoib",
+        &["ipoib.type", "infiniband.rwh.etype"],
+        &[f(
+            "ipoib.ethertype",
+            "/ipoib/ethertype",
+            &["ipoib.type", "infiniband.rwh.etype"],
+            Num,
+        )],
+    ),
+    layer(
+        "arp",
+        "/arp",
+        &["arp.opcode"],
+        &[
+            f("arp.op", "/arp/op", &["arp.opcode"], Num),
+            f(
+                "arp.sender_ip",
+                "/arp/sender_ip",
+                &["arp.src.proto_ipv4"],
+                Text,
+            ),
+            f(
+                "arp.target_ip",
+                "/arp/target_ip",
+                &["arp.dst.proto_ipv4"],
+                Text,
+            ),
+        ],
+    ),
+    layer(
+        "tcp",
+        "/tcp",
+        &["tcp.srcport"],
+        &[
+            f("tcp.sport", "/tcp/sport", &["tcp.srcport"], Num),
+            f("tcp.dport", "/tcp/dport", &["tcp.dstport"], Num),
+        ],
+    ),
+    layer(
+        "icmp",
+        "/icmp",
+        &["icmp.type", "icmpv6.type"],
+        &[
+            f(
+                "icmp.type",
+                "/icmp/type",
+                &["icmp.type", "icmpv6.type"],
+                Num,
+            ),
+            f(
+                "icmp.code",
+                "/icmp/code",
+                &["icmp.code", "icmpv6.code"],
+                Num,
+            ),
         ],
     ),
     layer(
@@ -554,6 +611,10 @@ struct Known {
     reason: &'static str,
 }
 
+fn is_ipoib(frame: &Value) -> bool {
+    frame.pointer("/ipoib").is_some() && frame.pointer("/bth").is_some()
+}
+
 fn is_cnp(frame: &Value) -> bool {
     frame.pointer("/bth/opcode").and_then(Value::as_u64) == Some(0x81)
 }
@@ -791,6 +852,32 @@ const KNOWN: &[Known] = &[
         "UDP 69 -> 4791: with TFTP enabled (tshark's default) tshark prefers the lower port and \
          decodes TFTP; the destination port 4791 makes it RoCE v2 (IBA Annex A17). All \
          other runs use --disable-protocol tftp.",
+    ),
+    known(
+        22,
+        "*",
+        Where("every IPoIB frame inside InfiniBand", is_ipoib),
+        &["bth.opcode_name"],
+        "For IPoIB the IP, UDP, ICMP or ARP dissector writes the Info column, where the test \
+         reads the opcode name from; the opcode number agrees.",
+    ),
+    known(
+        23,
+        "infiniband-erf.pcap",
+        List(&[10, 14, 16, 18, 20, 22, 30, 36, 39, 43]),
+        &["ipoib", "ip", "icmp", "bth.opcode_name"],
+        "Connected-mode IPoIB (RC SEND Only on QPs a CM REQ for the IPoIB-CM service set up): \
+         tshark learns the QPs from the CM exchange; rdmadump's decoder learns them only once the \
+         CM decoder feeds Decoder::learn_ipoib_qp.",
+    ),
+    known(
+        24,
+        "ib_native.pcap [ERF-wrapped]",
+        List(&[7]),
+        &["ipoib"],
+        "A Raw packet (LNH 0): tshark's field for the EtherType of its raw header is the one it \
+         uses for IPoIB's too (infiniband.rwh.etype), the marker of the ipoib layer here; there \
+         is no IPoIB header.",
     ),
 ];
 
@@ -1433,6 +1520,10 @@ fn captures() -> Vec<(String, PathBuf)> {
         }
     }
     files.push(("infiniband-erf.pcap".into(), real_capture()));
+    files.push((
+        "ipoib.pcap".into(),
+        root().join("../shared/captures/ipoib.pcap"),
+    ));
     files
 }
 
