@@ -40,6 +40,13 @@ pub fn native<'a>(
     }
     // Captures differ on whether the link layer keeps the VCRC: a frame that ends where
     // PktLen ends has none, which is not a bad VCRC.
+    if bytes.end() > end && bytes.end() < end + VCRC_LEN {
+        return Err(malformed(
+            Layer::Vcrc,
+            end,
+            "one byte after PktLen's end: too short for a VCRC",
+        ));
+    }
     if bytes.end() != end {
         let with_vcrc = bytes.limit(
             end + VCRC_LEN,

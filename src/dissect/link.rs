@@ -84,8 +84,9 @@ const ERF_TYPE_ETH: u8 = 2;
 const ERF_TYPE_INFINIBAND: u8 = 21;
 const ERF_TYPE_IPV4: u8 = 22;
 const ERF_TYPE_IPV6: u8 = 23;
-// Type 25, INFINIBAND_LINK, holds link-level flow-control packets, not IBA packets: its
-// header is shown but not decoded further.
+/// Link-level flow-control packets, not IBA packets: their lengths are shown, the packet
+/// is not decoded.
+const ERF_TYPE_INFINIBAND_LINK: u8 = 25;
 const ERF_MAX_EXTENSIONS: usize = 16;
 
 pub fn erf<'a>(
@@ -133,7 +134,9 @@ pub fn erf<'a>(
     let (start, kind_known) = match record_type {
         // Ethernet records carry 2 bytes of offset and padding before the frame.
         ERF_TYPE_ETH => (at + 2, true),
-        ERF_TYPE_INFINIBAND | ERF_TYPE_IPV4 | ERF_TYPE_IPV6 => (at, true),
+        ERF_TYPE_INFINIBAND | ERF_TYPE_INFINIBAND_LINK | ERF_TYPE_IPV4 | ERF_TYPE_IPV6 => {
+            (at, true)
+        }
         _ => (at, false),
     };
     if !kind_known {
@@ -150,6 +153,7 @@ pub fn erf<'a>(
         ERF_TYPE_ETH => ethernet(pkt, inner, opts),
         ERF_TYPE_IPV4 => ip::ipv4(pkt, inner.within(Layer::Ipv4), opts),
         ERF_TYPE_IPV6 => ip::ipv6(pkt, inner.within(Layer::Ipv6), opts),
+        ERF_TYPE_INFINIBAND_LINK => Ok(()),
         _ => infiniband::native(pkt, inner, ipoib_qps, opts),
     }
 }

@@ -756,6 +756,14 @@ const KNOWN: &[Known] = &[
          PktLen with the captured length; the packet's wire length matches PktLen.",
     ),
     known(
+        12,
+        "erf_ip.pcap",
+        List(&[4]),
+        &["bth.opcode_name"],
+        "ERF record snapped by the card (wlen beyond the record): tshark compares PktLen with \
+         the captured length; the packet's wire length (wlen) matches PktLen.",
+    ),
+    known(
         13,
         "malformed.pcap",
         List(&[11]),
@@ -866,9 +874,17 @@ const KNOWN: &[Known] = &[
         "infiniband-erf.pcap",
         List(&[10, 14, 16, 18, 20, 22, 30, 36, 39, 43]),
         &["ipoib", "ip", "icmp", "bth.opcode_name"],
-        "Connected-mode IPoIB (RC SEND Only on QPs a CM REQ for the IPoIB-CM service set up): \
-         tshark learns the QPs from the CM exchange; rdmadump's decoder learns them only once the \
-         CM decoder feeds Decoder::learn_ipoib_qp.",
+        "Connected-mode IPoIB on RC SEND Only: tshark guesses IPoIB in RC payloads as in UD \
+         ones; rdmadump takes an RC QP as IPoIB only once a CM exchange for the IPoIB-CM \
+         service named it (Decoder::learn_ipoib_qp), which the CM decoder does not feed yet.",
+    ),
+    known(
+        23,
+        "ipoib_ud.pcap [ERF-wrapped]",
+        List(&[11]),
+        &["ipoib", "ip", "icmp", "bth.opcode_name"],
+        "An RC SEND Only with an IPoIB payload and no CM exchange in the capture: tshark \
+         guesses IPoIB, rdmadump does not guess on RC.",
     ),
     known(
         24,
@@ -878,6 +894,53 @@ const KNOWN: &[Known] = &[
         "A Raw packet (LNH 0): tshark's field for the EtherType of its raw header is the one it \
          uses for IPoIB's too (infiniband.rwh.etype), the marker of the ipoib layer here; there \
          is no IPoIB header.",
+    ),
+    known(
+        25,
+        "ipoib_ud.pcap [ERF-wrapped]",
+        List(&[9, 10]),
+        &["ipoib", "ip", "bth.opcode_name"],
+        "UD payloads with a zeroed reserved field after EtherType 0x0800 but no IPv4 header \
+         that fits (version 9; total length beyond the payload): tshark takes them as IPoIB, \
+         rdmadump's guess also wants the IPv4 header to agree with itself and the payload.",
+    ),
+    known(
+        26,
+        "ipoib_ud.pcap [ERF-wrapped]",
+        List(&[7]),
+        &["bth.opcode_name", "icrc", "vcrc"],
+        "A UD SEND to QP1 whose payload is IPoIB-shaped, not a MAD: tshark's MAD dissector \
+         throws on it, ending the dissection before the Info column, ICRC and VCRC.",
+    ),
+    known(
+        27,
+        "ib_no_vcrc.pcap [ERF-wrapped]",
+        List(&[1, 2]),
+        &["icrc.value", "vcrc"],
+        "InfiniBand records without a VCRC (LRH PktLen * 4 is the record's length): tshark \
+         takes the last 2 bytes as VCRC and the 4 before as ICRC.",
+    ),
+    known(
+        27,
+        "ib_no_vcrc.pcap [ERF-wrapped]",
+        List(&[4]),
+        &["bth"],
+        "One byte after PktLen's end: tshark ignores it and dissects the BTH; rdmadump calls \
+         the frame malformed (neither a VCRC nor none).",
+    ),
+    known(
+        28,
+        "ib_no_vcrc.pcap",
+        File,
+        &["file.error"],
+        "tshark 4.0 cannot open pcap linktype 247; see the [ERF-wrapped] run.",
+    ),
+    known(
+        28,
+        "ipoib_ud.pcap",
+        File,
+        &["file.error"],
+        "tshark 4.0 cannot open pcap linktype 247; see the [ERF-wrapped] run.",
     ),
 ];
 
