@@ -70,15 +70,35 @@ pub fn after_transport<'a>(
     if let Err(Stop::Malformed(_)) = decoded {
         return decoded;
     }
-    if !carries_ipoib(&bth, pkt.payload, qps) {
+    let Some(how) = carries_ipoib(&bth, pkt.payload, qps) else {
         return decoded;
-    }
+    };
     let payload_end = packet.end() - ICRC_LEN - usize::from(bth.pad_count());
     let start = payload_end - payload_len as usize;
     let payload = packet
         .limit(payload_end, Layer::Ipoib, start, "payload ends early")?
         .seek(start);
-    encapsulated(pkt, payload, opts).and(decoded)
+    match (encapsulated(pkt, payload, opts), how) {
+        // Only a guess made this payload IPoIB: a payload that then contradicts itself was
+        // not IPoIB after all, and the InfiniBand packet around it is sound.
+        (Err(Stop::Malformed(_)), Carrier::Guessed) => {
+            pkt.ipoib = None;
+            pkt.ip = None;
+            pkt.udp = None;
+            pkt.upper = None;
+            decoded
+        }
+        (inner, _) => inner.and(decoded),
+    }
+}
+
+/// Why a SEND's payload is taken as IPoIB.
+#[derive(Clone, Copy)]
+enum Carrier {
+    /// A UD payload that looks like IPoIB.
+    Guessed,
+    /// An RC QP a CM exchange named.
+    Learned,
 }
 
 /// Whether a SEND's payload is IPoIB: on a UD QP other than QP0/QP1 when the payload looks
@@ -86,15 +106,15 @@ pub fn after_transport<'a>(
 /// (RFC 4755) named the QP. Multi-packet RC messages are left alone: only their first
 /// packet holds the headers, and the IP lengths would overrun it.
 #[inline]
-fn carries_ipoib(bth: &Bth<'_>, payload: &[u8], qps: Option<&IpoibQps>) -> bool {
+fn carries_ipoib(bth: &Bth<'_>, payload: &[u8], qps: Option<&IpoibQps>) -> Option<Carrier> {
     match bth.opcode() {
-        opcode::UD_SEND_ONLY | opcode::UD_SEND_ONLY_IMM => {
-            bth.dest_qp() >= FIRST_ORDINARY_QP && looks_like_ipoib(payload)
-        }
-        opcode::RC_SEND_ONLY | opcode::RC_SEND_ONLY_IMM => {
-            qps.is_some_and(|qps| qps.contains(bth.dest_qp()))
-        }
-        _ => false,
+        opcode::UD_SEND_ONLY | opcode::UD_SEND_ONLY_IMM => (bth.dest_qp() >= FIRST_ORDINARY_QP
+            && looks_like_ipoib(payload))
+        .then_some(Carrier::Guessed),
+        opcode::RC_SEND_ONLY | opcode::RC_SEND_ONLY_IMM => qps
+            .is_some_and(|qps| qps.contains(bth.dest_qp()))
+            .then_some(Carrier::Learned),
+        _ => None,
     }
 }
 
