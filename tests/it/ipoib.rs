@@ -152,3 +152,31 @@ fn compressed_captures_read_like_their_plain_originals_from_files_pipes_and_stdi
         );
     }
 }
+
+/// A UD payload that passes the IPoIB guess and then contradicts itself (IHL 15 in a
+/// 48-byte IPv4 packet) was not IPoIB: the InfiniBand packet stays sound, with no IP layer.
+#[test]
+fn a_guessed_ipoib_payload_that_contradicts_itself_is_not_ipoib() {
+    let bytes = std::fs::read(fixture("ipoib_ud.pcap")).unwrap();
+    let mut reader = CaptureReader::new(SliceInput::new(&bytes)).unwrap();
+    assert!(reader.advance().unwrap());
+    let record = reader.current().unwrap();
+    let opts = DecodeOptions::default();
+    let pkt = rdmadump::dissect::dissect(&record, 1, &opts);
+    assert!(
+        pkt.ipoib.is_some() && pkt.udp.is_some(),
+        "frame 1 is IPoIB UDP"
+    );
+    // Frame 1: LRH 8, GRH 40, BTH 12, DETH 8, IPoIB 4, then the IPv4 header.
+    let mut data = record.data.to_vec();
+    assert_eq!(data[72], 0x45);
+    data[72] = 0x4f;
+    let changed = rdmadump::capture::Record {
+        data: &data,
+        ..record
+    };
+    let pkt = rdmadump::dissect::dissect(&changed, 1, &opts);
+    assert!(pkt.error.is_none(), "{:?}", pkt.error);
+    assert!(pkt.ipoib.is_none() && pkt.ip.is_none() && pkt.udp.is_none());
+    assert_eq!(pkt.kind.name(), "ib");
+}

@@ -1622,7 +1622,7 @@ fn runs(scratch: &Path) -> Vec<Run> {
             runs.push(Run {
                 label: format!("{label} [tftp enabled]"),
                 tshark_input: path.clone(),
-                tshark_opts: vec!["--disable-heuristic", "eth_over_ib"],
+                tshark_opts: Vec::new(),
                 ours: ours.clone(),
                 rows_are: None,
                 ours_damaged: ours_damaged.clone(),
