@@ -181,13 +181,26 @@ pub enum Upper<'a> {
     Arp(Arp<'a>),
 }
 
-/// An ARP packet: the fixed part, and what of the addresses was captured.
+/// An ARP packet: the fixed part, and the address block after it (empty when the snaplen
+/// cut it). The addresses are read from the block when asked for, keeping `Packet` small.
 #[derive(Debug, Clone, Copy)]
 pub struct Arp<'a> {
     pub header: ArpHeader<'a>,
-    pub sender_hw: &'a [u8],
+    pub addresses: &'a [u8],
+}
+
+impl<'a> Arp<'a> {
     /// Sender and target protocol addresses, when they are IPv4 ones.
-    pub ips: Option<(Ipv4Addr, Ipv4Addr)>,
+    pub fn ips(&self) -> Option<(Ipv4Addr, Ipv4Addr)> {
+        crate::wire::arp::ipv4_addresses(&self.header, self.addresses)
+    }
+
+    /// The sender's hardware address (6 bytes for Ethernet, 20 for IPoIB).
+    pub fn sender_hw(&self) -> &'a [u8] {
+        self.addresses
+            .get(..usize::from(self.header.hardware_len()))
+            .unwrap_or_default()
+    }
 }
 
 /// Every header an RDMA frame may carry, as views into the record's bytes.

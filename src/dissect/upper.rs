@@ -5,7 +5,7 @@ use super::bounds::{Bytes, Stop};
 use super::parse::{header, run, take};
 use super::{Arp, Packet, Upper};
 use crate::wire::Layer;
-use crate::wire::arp::{ArpHeader, ipv4_addresses};
+use crate::wire::arp::ArpHeader;
 use crate::wire::icmp::IcmpHeader;
 use crate::wire::tcp::TcpHeader;
 
@@ -31,15 +31,9 @@ pub fn arp<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>) -> Result<(), Stop> {
     // Recorded before the addresses, so a snaplen cut inside them still shows the op.
     pkt.upper = Some(Upper::Arp(Arp {
         header,
-        sender_hw: &[],
-        ips: None,
+        addresses: &[],
     }));
-    let (_, block) = run(take(header.addresses_len(), Layer::Arp), rest)?;
-    let hln = usize::from(header.hardware_len());
-    pkt.upper = Some(Upper::Arp(Arp {
-        header,
-        sender_hw: block.get(..hln).unwrap_or_default(),
-        ips: ipv4_addresses(&header, block),
-    }));
+    let (_, addresses) = run(take(header.addresses_len(), Layer::Arp), rest)?;
+    pkt.upper = Some(Upper::Arp(Arp { header, addresses }));
     Ok(())
 }

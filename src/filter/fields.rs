@@ -109,11 +109,11 @@ pub static FIELDS: &[Field] = &[
         _ => None,
     }),
     ip!("arp.sender_ip", |p| match &p.upper {
-        Some(Upper::Arp(a)) => a.ips.map(|(sender, _)| sender),
+        Some(Upper::Arp(a)) => a.ips().map(|(sender, _)| sender),
         _ => None,
     }),
     ip!("arp.target_ip", |p| match &p.upper {
-        Some(Upper::Arp(a)) => a.ips.map(|(_, target)| target),
+        Some(Upper::Arp(a)) => a.ips().map(|(_, target)| target),
         _ => None,
     }),
     int!("tcp.sport", |p| match &p.upper {

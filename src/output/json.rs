@@ -134,7 +134,7 @@ fn write_upper(o: &mut Obj<'_>, pkt: &Packet<'_>) {
         Some(Upper::Arp(arp)) => {
             let mut a = o.obj("arp");
             a.u64("op", u64::from(arp.header.op()));
-            if let Some((sender, target)) = arp.ips {
+            if let Some((sender, target)) = arp.ips() {
                 a.ip("sender_ip", sender.into())
                     .ip("target_ip", target.into());
             }

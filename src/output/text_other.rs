@@ -68,13 +68,13 @@ fn write_endpoint(out: &mut Vec<u8>, addr: IpAddr, port: u16) {
 }
 
 fn write_arp(out: &mut Vec<u8>, arp: &Arp<'_>) {
-    let _ = match (arp.header.op(), arp.ips) {
+    let _ = match (arp.header.op(), arp.ips()) {
         (op::REQUEST, Some((sender, target))) => {
             write!(out, " arp who-has {target} tell {sender}")
         }
         (op::REPLY, Some((sender, _))) => {
             let _ = write!(out, " arp reply {sender} is-at ");
-            for (i, b) in arp.sender_hw.iter().enumerate() {
+            for (i, b) in arp.sender_hw().iter().enumerate() {
                 if i > 0 {
                     out.push(b':');
                 }
