@@ -49,7 +49,12 @@ fn fixtures() -> Vec<PathBuf> {
         for entry in fs::read_dir(root().join(dir)).expect("fixture directory") {
             let path = entry.expect("directory entry").path();
             let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-            if extensions.contains(&ext) {
+            // A compressed fixture decompresses to another fixture; these properties are
+            // about the readers of what it holds.
+            let compressed = fs::read(&path).is_ok_and(|b| {
+                b.starts_with(&[0x1f, 0x8b]) || b.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+            });
+            if extensions.contains(&ext) && !compressed {
                 files.push(path);
             }
         }
@@ -248,6 +253,13 @@ fn header_fields(record: &Record<'_>) -> Value {
     let object = value.as_object_mut().expect("a JSON object");
     for key in ["icrc", "vcrc", "payload"] {
         object.remove(key);
+    }
+    // An InfiniBand SEND's payload may be IPoIB, decoded from the payload itself: the
+    // headers that must not change are the ones around it.
+    if object.contains_key("lrh") {
+        for key in ["ipoib", "ip", "udp", "tcp", "icmp", "arp"] {
+            object.remove(key);
+        }
     }
     value
 }

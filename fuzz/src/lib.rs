@@ -12,17 +12,21 @@ use rdmadump::analyze::model::Report;
 use rdmadump::analyze::{AnalyzeConfig, Analyzer};
 use rdmadump::capture::merge::InputReport;
 use rdmadump::capture::{CaptureReader, Input, ReadInput, Record, SliceInput, linktype};
-use rdmadump::dissect::{CrcMode, DecodeOptions, Kind, Packet, dissect};
+use rdmadump::dissect::{CrcMode, DecodeOptions, Decoder, Kind, Packet, dissect};
 use rdmadump::output::time::{Clock, TimeFormat};
 use rdmadump::output::{analyze_json, analyze_text, json, text};
 
 /// The link types the dissector knows, in the order the selector byte picks them.
-pub const LINKTYPES: [u32; 5] = [
+pub const LINKTYPES: [u32; 9] = [
     linktype::ETHERNET,
     linktype::LINUX_SLL,
     linktype::ERF,
     linktype::INFINIBAND,
     linktype::LINUX_SLL2,
+    linktype::RAW,
+    linktype::IPV4,
+    linktype::IPV6,
+    linktype::IPOIB,
 ];
 
 /// `pcap_reader` and `pcapng_reader`: the input is a whole capture file.
@@ -88,7 +92,18 @@ fn decode_record(linktype: u32, orig_len: u32, data: &[u8], options: u8) {
     };
     let mut out = Output::default();
     let frame = u64::from(options) + 1;
-    let mut pkt = dissect(&record, frame, &opts);
+    // With bit 2 the decoder knows one connected-mode IPoIB QP, taken from the frame so the
+    // fuzzer can line it up with the BTH it writes; without it, it is the stateless decode.
+    let decode = |opts: &DecodeOptions| {
+        let mut decoder = Decoder::new(opts.clone());
+        if options & 4 != 0
+            && let Some(&[a, b, c]) = data.first_chunk::<3>()
+        {
+            decoder.learn_ipoib_qp(u32::from_be_bytes([0, a, b, c]));
+        }
+        decoder.decode(&record, frame)
+    };
+    let mut pkt = decode(&opts);
     if opts.crc == CrcMode::Deferred {
         // A packet may be shown before its CRCs are computed; then, once computed, it must
         // be exactly what inline verification gives.
@@ -100,7 +115,7 @@ fn decode_record(linktype: u32, orig_len: u32, data: &[u8], options: u8) {
         };
         assert_eq!(
             json_line(&pkt),
-            json_line(&dissect(&record, frame, &inline)),
+            json_line(&decode(&inline)),
             "deferred CRC verification differs from inline"
         );
     }

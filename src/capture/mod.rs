@@ -1,5 +1,6 @@
 //! Capture containers: classic pcap and pcapng, read from a file mapping or a stream.
 
+mod compressed;
 pub mod input;
 pub mod merge;
 mod mmap;
@@ -8,7 +9,7 @@ mod pcapng;
 
 use std::fmt;
 use std::fs::File;
-use std::io;
+use std::io::{self, Read, Seek};
 use std::path::Path;
 
 pub use input::{Input, ReadInput, SliceInput};
@@ -17,8 +18,14 @@ pub use mmap::Mapped;
 /// Link types rdmadump decodes (the LINKTYPE_ values of the pcap registry).
 pub mod linktype {
     pub const ETHERNET: u32 = 1;
+    /// Raw IP: IPv4 or IPv6, told by the version nibble.
+    pub const RAW: u32 = 101;
     pub const LINUX_SLL: u32 = 113;
     pub const ERF: u32 = 197;
+    pub const IPV4: u32 = 228;
+    pub const IPV6: u32 = 229;
+    /// IP over InfiniBand as a Linux IPoIB interface shows it.
+    pub const IPOIB: u32 = 242;
     pub const INFINIBAND: u32 = 247;
     pub const LINUX_SLL2: u32 = 276;
 }
@@ -229,20 +236,33 @@ pub enum Source {
 
 impl Source {
     /// Opens a path, memory-mapping regular files unless `no_mmap` is set; `-` is stdin.
+    /// A gzip or zstd file (or stdin) is streamed through its decompressor.
     pub fn open(path: &Path, no_mmap: bool) -> io::Result<Source> {
         if path.as_os_str() == "-" {
-            return Ok(Source::Stream(Box::new(io::stdin()), None));
+            return Ok(Source::Stream(
+                compressed::decompressing(Box::new(io::stdin()))?,
+                None,
+            ));
         }
-        let file = File::open(path)?;
+        let mut file = File::open(path)?;
         let meta = file.metadata()?;
-        if meta.is_file() && !no_mmap && meta.len() > 0 {
-            return Ok(Source::Mapped(Mapped::map(&file)?));
+        if !meta.is_file() {
+            // A pipe cannot be rewound: its first bytes are put back in front instead.
+            let reader = Box::new(io::BufReader::with_capacity(1 << 16, file));
+            return Ok(Source::Stream(compressed::decompressing(reader)?, None));
         }
-        let hint = meta.is_file().then_some(meta.len());
-        Ok(Source::Stream(
-            Box::new(io::BufReader::with_capacity(1 << 16, file)),
-            hint,
-        ))
+        let mut start = [0u8; compressed::SNIFF_LEN];
+        let got = file.read(&mut start)?;
+        file.seek(io::SeekFrom::Start(0))?;
+        let reader = Box::new(io::BufReader::with_capacity(1 << 16, file));
+        if compressed::detect(&start[..got]).is_some() {
+            // No size hint: the progress position counts decompressed bytes.
+            return Ok(Source::Stream(compressed::decompressing(reader)?, None));
+        }
+        if !no_mmap && meta.len() > 0 {
+            return Ok(Source::Mapped(Mapped::map(reader.get_ref())?));
+        }
+        Ok(Source::Stream(reader, Some(meta.len())))
     }
 }
 

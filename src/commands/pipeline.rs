@@ -14,7 +14,7 @@ use super::progress::{PROGRESS_EVERY, Progress};
 use crate::capture::Record;
 use crate::capture::merge::{InputReport, Merger, Notice, open_sources};
 use crate::cli::InputArgs;
-use crate::dissect::{CrcMode, DecodeOptions, Packet, dissect_into};
+use crate::dissect::{CrcMode, Decoder, Packet};
 use crate::filter::PacketFilter;
 
 /// Packets decoded per batch on the pipelined path: large enough that handing a batch to
@@ -93,10 +93,10 @@ pub struct Batch<'m> {
 
 impl<'m> Batch<'m> {
     /// Decodes a record straight into the batch's storage, with no 500-byte move after.
-    fn decode(&mut self, index: usize, record: &Record<'m>, frame: u64, opts: &DecodeOptions) {
+    fn decode(&mut self, index: usize, record: &Record<'m>, frame: u64, decoder: &mut Decoder) {
         self.packets.push((index, Packet::default()));
         if let Some((_, slot)) = self.packets.last_mut() {
-            dissect_into(slot, record, frame, opts);
+            decoder.decode_into(slot, record, frame);
         }
     }
 
@@ -130,14 +130,18 @@ where
         progress: Progress::new(merger.len_hint()),
         merger,
     };
-    let opts = super::decode_options(args);
+    // One decoder for every input, fed in merged order on this thread, so that what a
+    // record teaches (connected-mode IPoIB QPs) applies to the records after it.
+    let mut opts = super::decode_options(args);
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads > 1 && inputs.merger.all_mapped() {
-        pipelined(&mut inputs, opts, &work, consume)?;
+        // CRCs are left to `work`, which runs on both threads.
+        opts.crc = CrcMode::Deferred;
+        pipelined(&mut inputs, &mut Decoder::new(opts), &work, consume)?;
     } else {
-        streaming(&mut inputs, &opts, &work, consume)?;
+        streaming(&mut inputs, &mut Decoder::new(opts), &work, consume)?;
     }
     Ok(inputs.finish())
 }
@@ -173,7 +177,7 @@ pub fn for_each_packet(
 /// One packet at a time, for streams, whose record bytes live only until the next read.
 fn streaming<W, C>(
     inputs: &mut Inputs<'_>,
-    opts: &DecodeOptions,
+    decoder: &mut Decoder,
     work: &W,
     mut consume: C,
 ) -> anyhow::Result<()>
@@ -195,7 +199,7 @@ where
                 ends: std::mem::take(&mut ends),
                 marks: std::mem::take(&mut marks),
             };
-            batch.decode(index, &record, frame, opts);
+            batch.decode(index, &record, frame, decoder);
             work(&mut batch);
             flow = consume(&mut batch)?;
             batch.clear();
@@ -226,7 +230,7 @@ enum Slot<'m> {
 /// bytes.
 fn pipelined<'m, W, C>(
     inputs: &mut Inputs<'m>,
-    mut opts: DecodeOptions,
+    decoder: &mut Decoder,
     work: &W,
     mut consume: C,
 ) -> anyhow::Result<()>
@@ -234,8 +238,6 @@ where
     W: for<'b> Fn(&mut Batch<'b>) + Sync,
     C: for<'b> FnMut(&mut Batch<'b>) -> anyhow::Result<ControlFlow<()>>,
 {
-    // CRCs are left to `work`, which runs on both threads.
-    opts.crc = CrcMode::Deferred;
     // Batches sent to the worker and not yet worked on. Counted apart from the batches it
     // has finished: one finished while this thread was decoding must not make this thread
     // think the worker is still busy.
@@ -294,7 +296,7 @@ where
                     break;
                 };
                 if let Some(record) = inputs.merger.current_mapped(index) {
-                    batch.decode(index, &record, frame, &opts);
+                    batch.decode(index, &record, frame, decoder);
                 }
                 inputs.advance(index);
             }

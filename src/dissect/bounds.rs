@@ -134,6 +134,17 @@ impl<'a> Bytes<'a> {
         })
     }
 
+    /// The same bytes with `end` as the wire end, wherever the current one is: for a
+    /// container that states the wire length apart from how much it kept.
+    #[inline]
+    pub fn with_wire_end(self, end: usize) -> Self {
+        Bytes {
+            data: &self.data[..self.data.len().min(end)],
+            end,
+            ..self
+        }
+    }
+
     /// Captured bytes from `start` up to `stop` (clamped to what was captured).
     #[inline]
     pub fn captured(&self, start: usize, stop: usize) -> &'a [u8] {

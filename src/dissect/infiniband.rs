@@ -1,8 +1,9 @@
-//! Native InfiniBand (LRH, optional GRH, VCRC) and RoCE v1 (GRH over Ethernet).
+//! Native InfiniBand (LRH, optional GRH, optional VCRC) and RoCE v1 (GRH over Ethernet).
 
 use super::bounds::{Bytes, Stop};
 use super::parse::{header, run};
-use super::{Kind, Packet, VcrcJob, malformed, transport};
+use super::state::IpoibQps;
+use super::{DecodeOptions, Kind, Packet, VcrcJob, ipoib, malformed, transport};
 use crate::crc::{CrcCheck, IcrcPrefix};
 use crate::wire::Layer;
 use crate::wire::grh::{Grh, NXTHDR_BTH};
@@ -13,7 +14,12 @@ const RAW_HEADER_LEN: usize = 4;
 const BTH_AND_ICRC: usize = 12 + 4;
 
 #[inline]
-pub fn native<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>) -> Result<(), Stop> {
+pub fn native<'a>(
+    pkt: &mut Packet<'a>,
+    bytes: Bytes<'a>,
+    ipoib_qps: Option<&IpoibQps>,
+    opts: &DecodeOptions,
+) -> Result<(), Stop> {
     pkt.kind = Kind::Ib;
     let at = bytes.at();
     let (_, lrh) = run(header::<Lrh>(Layer::Lrh), bytes)?;
@@ -32,26 +38,40 @@ pub fn native<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>) -> Result<(), Stop> {
             "PktLen too short for the headers LNH announces",
         ));
     }
-    let with_vcrc = bytes.limit(
-        end + VCRC_LEN,
-        Layer::Lrh,
-        at + 4,
-        "PktLen exceeds the frame",
-    )?;
-    match with_vcrc.complete(end, end + VCRC_LEN) {
-        Some(stored) => {
-            pkt.vcrc_job = Some(VcrcJob {
-                covered: with_vcrc.captured(at, end),
-                stored: u16::from_le_bytes([stored[0], stored[1]]),
-            })
-        }
-        None => pkt.vcrc = Some(CrcCheck::unverifiable(None)),
+    // Captures differ on whether the link layer keeps the VCRC: a frame that ends where
+    // PktLen ends has none, which is not a bad VCRC.
+    if bytes.end() > end && bytes.end() < end + VCRC_LEN {
+        return Err(malformed(
+            Layer::Vcrc,
+            end,
+            "one byte after PktLen's end: too short for a VCRC",
+        ));
     }
-    let packet = with_vcrc
+    if bytes.end() != end {
+        let with_vcrc = bytes.limit(
+            end + VCRC_LEN,
+            Layer::Lrh,
+            at + 4,
+            "PktLen exceeds the frame",
+        )?;
+        match with_vcrc.complete(end, end + VCRC_LEN) {
+            Some(stored) => {
+                pkt.vcrc_job = Some(VcrcJob {
+                    covered: with_vcrc.captured(at, end),
+                    stored: u16::from_le_bytes([stored[0], stored[1]]),
+                })
+            }
+            None => pkt.vcrc = Some(CrcCheck::unverifiable(None)),
+        }
+    }
+    let packet = bytes
         .limit(end, Layer::Lrh, at + 4, "PktLen exceeds the frame")?
         .skip(Lrh::LEN);
     match lrh.lnh() {
-        lnh::IBA_LOCAL => transport::decode(pkt, packet, IcrcPrefix::IbLocal { lrh: lrh.bytes() }),
+        lnh::IBA_LOCAL => {
+            let decoded = transport::decode(pkt, packet, IcrcPrefix::IbLocal { lrh: lrh.bytes() });
+            ipoib::after_transport(pkt, packet, decoded, ipoib_qps, opts)
+        }
         lnh::IBA_GLOBAL => {
             let grh_at = packet.at();
             let (rest, grh) = run(header::<Grh>(Layer::Grh), packet)?;
@@ -66,7 +86,8 @@ pub fn native<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>) -> Result<(), Stop> {
             if grh.nxthdr() != NXTHDR_BTH {
                 return Ok(());
             }
-            transport::decode(pkt, rest, IcrcPrefix::IbGlobal { grh: grh.bytes() })
+            let decoded = transport::decode(pkt, rest, IcrcPrefix::IbGlobal { grh: grh.bytes() });
+            ipoib::after_transport(pkt, rest, decoded, ipoib_qps, opts)
         }
         // Raw packets carry a 4-byte raw header, IPv6-raw ones an IPv6 packet; neither has
         // IBA transport or an ICRC.

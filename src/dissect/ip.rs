@@ -1,7 +1,9 @@
-//! IPv4, IPv6 and UDP, as far as RoCE v2 needs them.
+//! IPv4, IPv6 and UDP, as far as RoCE v2 needs them; TCP and ICMP are handed on to name
+//! the frame.
 
 use super::bounds::{Bytes, Stop};
 use super::parse::{array, header, run, take};
+use super::upper::{self, IPPROTO_ICMP, IPPROTO_TCP};
 use super::{DecodeOptions, IpHeader, Kind, Packet, malformed, transport, tunnel};
 use crate::crc::IcrcPrefix;
 use crate::wire::Layer;
@@ -43,13 +45,16 @@ pub fn ipv4<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) ->
     // The options too: the ICRC covers the whole IP header.
     let (segment, with_options) = run(take(header_len, Layer::Ipv4), datagram)?;
     pkt.ip = Some(IpHeader::V4(header));
-    if header.protocol() == IPPROTO_GRE && !header.is_fragment() {
-        return tunnel::gre(pkt, segment, opts);
-    }
-    if header.is_fragment() || header.protocol() != IPPROTO_UDP {
+    if header.is_fragment() {
         return Ok(());
     }
-    udp(pkt, segment, with_options, false, opts)
+    match header.protocol() {
+        IPPROTO_UDP => udp(pkt, segment, with_options, false, opts),
+        IPPROTO_GRE => tunnel::gre(pkt, segment, opts),
+        IPPROTO_TCP => upper::tcp(pkt, segment),
+        IPPROTO_ICMP => upper::icmp(pkt, segment),
+        _ => Ok(()),
+    }
 }
 
 #[inline]
@@ -77,6 +82,8 @@ pub fn ipv6<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) ->
                 next = ext[0];
                 cursor += (usize::from(ext[1]) + 1) * 8;
             }
+            next_header::TCP => return upper::tcp(pkt, datagram.seek(cursor)),
+            next_header::ICMPV6 => return upper::icmp(pkt, datagram.seek(cursor)),
             // Fragments and everything else cannot carry a whole RoCE packet.
             _ => return Ok(()),
         }
@@ -97,8 +104,9 @@ fn udp<'a>(
     pkt.udp = Some(header);
     // Only the destination port identifies RoCE v2: a requester may pick any source port,
     // including ones other protocols own (ConnectX uses 69, TFTP's).
-    if !opts.is_roce_port(header.dst_port()) {
-        if header.dst_port() == VXLAN_PORT {
+    // Inside IPoIB the frame already has its InfiniBand transport: one BTH per packet.
+    if !opts.is_roce_port(header.dst_port()) || pkt.bth.is_some() {
+        if header.dst_port() == VXLAN_PORT && pkt.bth.is_none() {
             return tunnel::vxlan(pkt, rest, header, opts);
         }
         return Ok(());

@@ -3,7 +3,8 @@
 
 use super::bounds::{Bytes, Stop};
 use super::parse::{array, header, run};
-use super::{DecodeOptions, Erf, Kind, Packet, Sll, infiniband, ip, malformed};
+use super::state::IpoibQps;
+use super::{DecodeOptions, Erf, Kind, Packet, Sll, infiniband, ip, malformed, upper};
 use crate::wire::Layer;
 use crate::wire::ethernet::{EthernetHeader, VlanTag, ethertype};
 use crate::wire::mac_control::{MacControlOpcode, OPCODE_PAUSE, OPCODE_PFC, Pause, Pfc};
@@ -53,6 +54,7 @@ pub fn after_ethertype<'a>(
         ethertype::IPV6 => ip::ipv6(pkt, bytes, opts),
         ethertype::ROCE_V1 => infiniband::roce_v1(pkt, bytes),
         ethertype::MAC_CONTROL => mac_control(pkt, bytes),
+        ethertype::ARP => upper::arp(pkt, bytes),
         _ => Ok(()),
     }
 }
@@ -80,10 +82,19 @@ const ERF_HEADER_LEN: usize = 16;
 const ERF_EXTENSION_LEN: usize = 8;
 const ERF_TYPE_ETH: u8 = 2;
 const ERF_TYPE_INFINIBAND: u8 = 21;
-const ERF_TYPE_INFINIBAND_LINK: u8 = 22;
+const ERF_TYPE_IPV4: u8 = 22;
+const ERF_TYPE_IPV6: u8 = 23;
+/// Link-level flow-control packets, not IBA packets: their lengths are shown, the packet
+/// is not decoded.
+const ERF_TYPE_INFINIBAND_LINK: u8 = 25;
 const ERF_MAX_EXTENSIONS: usize = 16;
 
-pub fn erf<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> Result<(), Stop> {
+pub fn erf<'a>(
+    pkt: &mut Packet<'a>,
+    bytes: Bytes<'a>,
+    ipoib_qps: Option<&IpoibQps>,
+    opts: &DecodeOptions,
+) -> Result<(), Stop> {
     let (mut rest, header) = run(array::<ERF_HEADER_LEN>(Layer::Erf), bytes)?;
     // 32.32 fixed point, little-endian: seconds in the high word, a binary fraction below.
     let ts = u64::from_le_bytes([
@@ -123,7 +134,9 @@ pub fn erf<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> 
     let (start, kind_known) = match record_type {
         // Ethernet records carry 2 bytes of offset and padding before the frame.
         ERF_TYPE_ETH => (at + 2, true),
-        ERF_TYPE_INFINIBAND | ERF_TYPE_INFINIBAND_LINK => (at, true),
+        ERF_TYPE_INFINIBAND | ERF_TYPE_INFINIBAND_LINK | ERF_TYPE_IPV4 | ERF_TYPE_IPV6 => {
+            (at, true)
+        }
         _ => (at, false),
     };
     if !kind_known {
@@ -133,18 +146,29 @@ pub fn erf<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> 
     pkt.len = u32::from(wlen);
     pkt.caplen = bytes.captured_end().saturating_sub(start) as u32;
     // The packet's wire length is wlen; what was captured ends at rlen or at the snaplen.
-    let inner = bytes
-        .limit(
-            start + usize::from(wlen),
-            Layer::Erf,
-            14,
-            "ERF wlen exceeds the record",
-        )?
-        .seek(start);
-    if record_type == ERF_TYPE_ETH {
-        ethernet(pkt, inner, opts)
-    } else {
-        infiniband::native(pkt, inner)
+    // A wlen beyond the record is a packet the capture card snapped: truncated, not
+    // malformed.
+    let inner = bytes.with_wire_end(start + usize::from(wlen)).seek(start);
+    match record_type {
+        ERF_TYPE_ETH => ethernet(pkt, inner, opts),
+        ERF_TYPE_IPV4 => ip::ipv4(pkt, inner.within(Layer::Ipv4), opts),
+        ERF_TYPE_IPV6 => ip::ipv6(pkt, inner.within(Layer::Ipv6), opts),
+        ERF_TYPE_INFINIBAND_LINK => Ok(()),
+        _ => infiniband::native(pkt, inner, ipoib_qps, opts),
+    }
+}
+
+/// LINKTYPE_RAW: an IP packet of either version, told by its first nibble.
+pub fn raw_ip<'a>(
+    pkt: &mut Packet<'a>,
+    bytes: Bytes<'a>,
+    opts: &DecodeOptions,
+) -> Result<(), Stop> {
+    let (_, first) = run(array::<1>(Layer::Ipv4), bytes)?;
+    match first[0] >> 4 {
+        4 => ip::ipv4(pkt, bytes, opts),
+        6 => ip::ipv6(pkt, bytes.within(Layer::Ipv6), opts),
+        _ => Err(malformed(Layer::Ipv4, 0, "raw IP version neither 4 nor 6")),
     }
 }
 

@@ -7,32 +7,42 @@
 mod bounds;
 mod infiniband;
 mod ip;
+mod ipoib;
 mod link;
 mod mad;
 mod parse;
+mod state;
 mod transport;
 mod tunnel;
 mod tunnel_stack;
+mod upper;
 
-use std::net::IpAddr;
+pub use ipoib::looks_like_ipoib;
+pub use state::{Decoder, IPOIB_QP_CAPACITY, IpoibQps};
+
+use std::net::{IpAddr, Ipv4Addr};
 
 use crate::capture::{Record, linktype};
 use crate::crc::{self, CrcCheck, IcrcPrefix};
 use crate::wire::aeth::Aeth;
+use crate::wire::arp::ArpHeader;
 use crate::wire::atomic_ack_eth::AtomicAckEth;
 use crate::wire::atomic_eth::AtomicEth;
 use crate::wire::bth::Bth;
 use crate::wire::deth::Deth;
 use crate::wire::ethernet::{EthernetHeader, VlanTag};
 use crate::wire::grh::Grh;
+use crate::wire::icmp::IcmpHeader;
 use crate::wire::ieth::Ieth;
 use crate::wire::immdt::ImmDt;
+use crate::wire::ipoib::IpoibHeader;
 use crate::wire::ipv4::Ipv4Header;
 use crate::wire::ipv6::Ipv6Header;
 use crate::wire::lrh::Lrh;
 use crate::wire::mac_control::{Pause, Pfc};
 use crate::wire::rdeth::Rdeth;
 use crate::wire::reth::Reth;
+use crate::wire::tcp::TcpHeader;
 use crate::wire::udp::{ROCE_V2_PORT, UdpHeader};
 use crate::wire::xrceth::XrcEth;
 use crate::wire::{DecodeError, Layer};
@@ -167,6 +177,37 @@ pub struct Erf {
     pub wlen: u16,
 }
 
+/// The first header above IP (or the ARP packet) of a frame that is not RDMA.
+#[derive(Debug, Clone, Copy)]
+pub enum Upper<'a> {
+    Tcp(TcpHeader<'a>),
+    /// ICMP, or ICMPv6 when the IP header is version 6.
+    Icmp(IcmpHeader<'a>),
+    Arp(Arp<'a>),
+}
+
+/// An ARP packet: the fixed part, and the address block after it (empty when the snaplen
+/// cut it). The addresses are read from the block when asked for, keeping `Packet` small.
+#[derive(Debug, Clone, Copy)]
+pub struct Arp<'a> {
+    pub header: ArpHeader<'a>,
+    pub addresses: &'a [u8],
+}
+
+impl<'a> Arp<'a> {
+    /// Sender and target protocol addresses, when they are IPv4 ones.
+    pub fn ips(&self) -> Option<(Ipv4Addr, Ipv4Addr)> {
+        crate::wire::arp::ipv4_addresses(&self.header, self.addresses)
+    }
+
+    /// The sender's hardware address (6 bytes for Ethernet, 20 for IPoIB).
+    pub fn sender_hw(&self) -> &'a [u8] {
+        self.addresses
+            .get(..usize::from(self.header.hardware_len()))
+            .unwrap_or_default()
+    }
+}
+
 /// Every header an RDMA frame may carry, as views into the record's bytes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Packet<'a> {
@@ -212,6 +253,11 @@ pub struct Packet<'a> {
 
     pub pfc: Option<Pfc<'a>>,
     pub pause: Option<Pause<'a>>,
+
+    /// IP over InfiniBand: the header between the InfiniBand payload and the IP packet.
+    pub ipoib: Option<IpoibHeader<'a>>,
+    /// TCP, ICMP or ARP: what non-RDMA frames are named by.
+    pub upper: Option<Upper<'a>>,
 
     pub icrc: Option<CrcCheck>,
     pub vcrc: Option<CrcCheck>,
@@ -259,9 +305,9 @@ impl Packet<'_> {
         }
     }
 
-    /// Source address at the most specific layer present: IP, GID or LID.
+    /// Source address of the transport at the most specific layer present: IP, GID or LID.
     pub fn src_addr(&self) -> Option<Address> {
-        if let Some(ip) = &self.ip {
+        if let Some(ip) = self.transport_ip() {
             Some(Address::Ip(ip.src()))
         } else if let Some(grh) = &self.grh {
             Some(Address::Gid(grh.sgid()))
@@ -271,7 +317,7 @@ impl Packet<'_> {
     }
 
     pub fn dst_addr(&self) -> Option<Address> {
-        if let Some(ip) = &self.ip {
+        if let Some(ip) = self.transport_ip() {
             Some(Address::Ip(ip.dst()))
         } else if let Some(grh) = &self.grh {
             Some(Address::Gid(grh.dgid()))
@@ -282,7 +328,15 @@ impl Packet<'_> {
 
     /// IP ECN codepoint 3: a switch marked congestion.
     pub fn ecn_ce(&self) -> bool {
-        self.ip.is_some_and(|ip| ip.ecn() == 3)
+        self.transport_ip().is_some_and(|ip| ip.ecn() == 3)
+    }
+
+    /// The IP header that carries the frame across the network (RoCE v2's, or a bare IP
+    /// frame's), not one that IPoIB carries as InfiniBand payload: the RDMA endpoints of an
+    /// IPoIB frame are its LIDs or GIDs, and its inner ECN marks no InfiniBand congestion.
+    #[inline]
+    fn transport_ip(&self) -> Option<&IpHeader<'_>> {
+        self.ip.as_ref().filter(|_| self.ipoib.is_none())
     }
 }
 
@@ -345,6 +399,18 @@ pub fn dissect_into<'a>(
     frame: u64,
     opts: &DecodeOptions,
 ) {
+    dissect_with(pkt, record, frame, opts, None);
+}
+
+/// `dissect_into`, knowing the connected-mode IPoIB queue pairs a [`Decoder`] learnt.
+#[inline]
+fn dissect_with<'a>(
+    pkt: &mut Packet<'a>,
+    record: &Record<'a>,
+    frame: u64,
+    opts: &DecodeOptions,
+    ipoib_qps: Option<&IpoibQps>,
+) {
     *pkt = Packet {
         frame,
         ts_ns: record.ts_ns,
@@ -359,10 +425,14 @@ pub fn dissect_into<'a>(
     let bytes = |outer| Bytes::new(record.data, wire_len, outer);
     let outcome = match record.linktype {
         linktype::ETHERNET => link::ethernet(pkt, bytes(Layer::Ethernet), opts),
-        linktype::INFINIBAND => infiniband::native(pkt, bytes(Layer::Lrh)),
-        linktype::ERF => link::erf(pkt, bytes(Layer::Erf), opts),
+        linktype::INFINIBAND => infiniband::native(pkt, bytes(Layer::Lrh), ipoib_qps, opts),
+        linktype::ERF => link::erf(pkt, bytes(Layer::Erf), ipoib_qps, opts),
         linktype::LINUX_SLL => link::sll(pkt, bytes(Layer::Sll), opts),
         linktype::LINUX_SLL2 => link::sll2(pkt, bytes(Layer::Sll), opts),
+        linktype::IPOIB => ipoib::link(pkt, bytes(Layer::Ipoib), opts),
+        linktype::RAW => link::raw_ip(pkt, bytes(Layer::Ipv4), opts),
+        linktype::IPV4 => ip::ipv4(pkt, bytes(Layer::Ipv4), opts),
+        linktype::IPV6 => ip::ipv6(pkt, bytes(Layer::Ipv6), opts),
         _ => Ok(()),
     };
     match outcome {

@@ -9,6 +9,7 @@ use nom::{IResult, Input, Parser};
 
 use super::bounds::{Bytes, Stop};
 use crate::wire::aeth::Aeth;
+use crate::wire::arp::ArpHeader;
 use crate::wire::atomic_ack_eth::AtomicAckEth;
 use crate::wire::atomic_eth::AtomicEth;
 use crate::wire::bth::Bth;
@@ -17,14 +18,17 @@ use crate::wire::erspan::{ErspanII, ErspanIII, ErspanPlatform};
 use crate::wire::ethernet::{EthernetHeader, VlanTag};
 use crate::wire::gre::GreHeader;
 use crate::wire::grh::Grh;
+use crate::wire::icmp::IcmpHeader;
 use crate::wire::ieth::Ieth;
 use crate::wire::immdt::ImmDt;
+use crate::wire::ipoib::IpoibHeader;
 use crate::wire::ipv4::Ipv4Header;
 use crate::wire::ipv6::Ipv6Header;
 use crate::wire::lrh::Lrh;
 use crate::wire::mac_control::{MacControlOpcode, Pause, Pfc};
 use crate::wire::rdeth::Rdeth;
 use crate::wire::reth::Reth;
+use crate::wire::tcp::TcpHeader;
 use crate::wire::udp::UdpHeader;
 use crate::wire::vxlan::VxlanHeader;
 use crate::wire::xrceth::XrcEth;
@@ -96,6 +100,10 @@ views!(
     ErspanIII,
     ErspanPlatform,
     VxlanHeader,
+    IpoibHeader,
+    ArpHeader,
+    TcpHeader,
+    IcmpHeader,
 );
 
 /// The header `H` of `layer` at the cursor.

@@ -3,7 +3,7 @@
 
 use std::net::IpAddr;
 
-use crate::dissect::Packet;
+use crate::dissect::{Packet, Upper};
 use crate::wire::aeth::{self, Syndrome};
 use crate::wire::mad::cm::Cm;
 use crate::wire::mad::names;
@@ -137,6 +137,35 @@ pub static FIELDS: &[Field] = &[
     int!("udp.sport", |p| p.udp.map(|u| u.src_port())),
     int!("udp.dport", |p| p.udp.map(|u| u.dst_port())),
     int!("udp.len", |p| p.udp.map(|u| u.length())),
+    int!("ipoib.ethertype", |p| p.ipoib.map(|h| h.ethertype())),
+    int!("arp.op", |p| match &p.upper {
+        Some(Upper::Arp(a)) => Some(a.header.op()),
+        _ => None,
+    }),
+    ip!("arp.sender_ip", |p| match &p.upper {
+        Some(Upper::Arp(a)) => a.ips().map(|(sender, _)| sender),
+        _ => None,
+    }),
+    ip!("arp.target_ip", |p| match &p.upper {
+        Some(Upper::Arp(a)) => a.ips().map(|(_, target)| target),
+        _ => None,
+    }),
+    int!("tcp.sport", |p| match &p.upper {
+        Some(Upper::Tcp(t)) => Some(t.src_port()),
+        _ => None,
+    }),
+    int!("tcp.dport", |p| match &p.upper {
+        Some(Upper::Tcp(t)) => Some(t.dst_port()),
+        _ => None,
+    }),
+    int!("icmp.type", |p| match &p.upper {
+        Some(Upper::Icmp(i)) => Some(i.icmp_type()),
+        _ => None,
+    }),
+    int!("icmp.code", |p| match &p.upper {
+        Some(Upper::Icmp(i)) => Some(i.code()),
+        _ => None,
+    }),
     int!("lrh.vl", |p| p.lrh.map(|l| l.vl())),
     int!("lrh.lver", |p| p.lrh.map(|l| l.lver())),
     int!("lrh.sl", |p| p.lrh.map(|l| l.sl())),
@@ -278,6 +307,10 @@ pub static FIELDS: &[Field] = &[
     boolean!("eth", |p| Some(p.eth.is_some())),
     boolean!("ip", |p| Some(p.ip.is_some())),
     boolean!("udp", |p| Some(p.udp.is_some())),
+    boolean!("ipoib", |p| Some(p.ipoib.is_some())),
+    boolean!("arp", |p| Some(matches!(p.upper, Some(Upper::Arp(_))))),
+    boolean!("tcp", |p| Some(matches!(p.upper, Some(Upper::Tcp(_))))),
+    boolean!("icmp", |p| Some(matches!(p.upper, Some(Upper::Icmp(_))))),
     boolean!("lrh", |p| Some(p.lrh.is_some())),
     boolean!("grh", |p| Some(p.grh.is_some())),
     boolean!("bth", |p| Some(p.bth.is_some())),

@@ -3,7 +3,7 @@
 
 use super::jsonw::Obj;
 use crate::crc::CrcCheck;
-use crate::dissect::{Encap, IpHeader, Packet, Tunnel};
+use crate::dissect::{Encap, IpHeader, Packet, Tunnel, Upper};
 use crate::wire::aeth::{self, Syndrome};
 use crate::wire::opcode;
 
@@ -35,7 +35,11 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
             o.bool("tunnel_too_deep", true);
         }
         write_link(&mut o, pkt);
+        if let Some(h) = &pkt.ipoib {
+            o.obj("ipoib").u64("ethertype", u64::from(h.ethertype()));
+        }
         write_ip(&mut o, pkt);
+        write_upper(&mut o, pkt);
         write_ib(&mut o, pkt);
         write_transport(&mut o, pkt);
         if let Some(mad) = &pkt.mad {
@@ -175,6 +179,30 @@ fn write_ip(o: &mut Obj<'_>, pkt: &Packet<'_>) {
             .u64("dport", u64::from(udp.dst_port()))
             .u64("len", u64::from(udp.length()))
             .u64("checksum", u64::from(udp.checksum()));
+    }
+}
+
+fn write_upper(o: &mut Obj<'_>, pkt: &Packet<'_>) {
+    match &pkt.upper {
+        Some(Upper::Tcp(h)) => {
+            o.obj("tcp")
+                .u64("sport", u64::from(h.src_port()))
+                .u64("dport", u64::from(h.dst_port()));
+        }
+        Some(Upper::Icmp(h)) => {
+            o.obj("icmp")
+                .u64("type", u64::from(h.icmp_type()))
+                .u64("code", u64::from(h.code()));
+        }
+        Some(Upper::Arp(arp)) => {
+            let mut a = o.obj("arp");
+            a.u64("op", u64::from(arp.header.op()));
+            if let Some((sender, target)) = arp.ips() {
+                a.ip("sender_ip", sender.into())
+                    .ip("target_ip", target.into());
+            }
+        }
+        None => {}
     }
 }
 

@@ -9,5 +9,6 @@ pub mod jsonw;
 pub mod mad_json;
 pub mod mad_text;
 pub mod text;
+mod text_other;
 pub mod time;
 pub mod tree;

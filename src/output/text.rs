@@ -35,6 +35,15 @@ pub fn write_rest(out: &mut Vec<u8>, pkt: &Packet<'_>) {
     for tag in pkt.vlans.iter() {
         let _ = write!(out, " vlan {} p{}", tag.vid(), tag.pcp());
     }
+    if super::text_other::write_endpoints(out, pkt) {
+        // Named by its protocol and ports, like tcpdump.
+    } else {
+        write_addresses(out, pkt);
+    }
+    write_transport(out, pkt);
+}
+
+fn write_addresses(out: &mut Vec<u8>, pkt: &Packet<'_>) {
     match (pkt.src_addr(), pkt.dst_addr()) {
         (Some(src), Some(dst)) => {
             let _ = write!(out, " {src} > {dst}");
@@ -45,6 +54,9 @@ pub fn write_rest(out: &mut Vec<u8>, pkt: &Packet<'_>) {
             }
         }
     }
+}
+
+fn write_transport(out: &mut Vec<u8>, pkt: &Packet<'_>) {
     if let Some(bth) = &pkt.bth {
         let _ = write!(
             out,

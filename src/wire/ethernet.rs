@@ -17,6 +17,7 @@ header_view!(
 pub mod ethertype {
     pub const IPV4: u16 = 0x0800;
     pub const IPV6: u16 = 0x86dd;
+    pub const ARP: u16 = 0x0806;
     pub const VLAN_8021Q: u16 = 0x8100;
     pub const VLAN_8021AD: u16 = 0x88a8;
     /// Pre-standard QinQ outer tag still emitted by some switches.

@@ -11,10 +11,12 @@ header_view!(
 
 pub mod next_header {
     pub const HOP_BY_HOP: u8 = 0;
+    pub const TCP: u8 = 6;
     pub const UDP: u8 = 17;
     pub const ROUTING: u8 = 43;
     pub const FRAGMENT: u8 = 44;
     pub const DEST_OPTIONS: u8 = 60;
+    pub const ICMPV6: u8 = 58;
 }
 
 impl Ipv6Header<'_> {

@@ -5,6 +5,7 @@
 //! constants, so the compiler proves they cannot panic and emits no bounds checks.
 
 pub mod aeth;
+pub mod arp;
 pub mod atomic_ack_eth;
 pub mod atomic_eth;
 pub mod bth;
@@ -13,8 +14,10 @@ pub mod erspan;
 pub mod ethernet;
 pub mod gre;
 pub mod grh;
+pub mod icmp;
 pub mod ieth;
 pub mod immdt;
+pub mod ipoib;
 pub mod ipv4;
 pub mod ipv6;
 pub mod lrh;
@@ -23,6 +26,7 @@ pub mod mad;
 pub mod opcode;
 pub mod rdeth;
 pub mod reth;
+pub mod tcp;
 pub mod udp;
 pub mod vxlan;
 pub mod xrceth;
@@ -65,6 +69,10 @@ pub enum Layer {
     Gre,
     Erspan,
     Vxlan,
+    Ipoib,
+    Arp,
+    Tcp,
+    Icmp,
 }
 
 impl Layer {
@@ -103,6 +111,10 @@ impl Layer {
             Layer::Gre => "gre",
             Layer::Erspan => "erspan",
             Layer::Vxlan => "vxlan",
+            Layer::Ipoib => "ipoib",
+            Layer::Arp => "arp",
+            Layer::Tcp => "tcp",
+            Layer::Icmp => "icmp",
         }
     }
 }

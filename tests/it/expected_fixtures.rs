@@ -41,6 +41,7 @@ const TRUTH: &[(&str, How)] = &[
     ("erf_wlen", By(erf_wlen)),
     ("erf_rlen", By(erf_room)),
     ("erf_ts_frac", By(erf_ts_frac)),
+    ("erf_extensions", By(erf_room)),
     ("pcap_record_len", By(erf_room)),
     ("dst_mac", Same("eth.dst")),
     ("eth_fcs", By(eth_fcs)),
@@ -136,6 +137,18 @@ const TRUTH: &[(&str, How)] = &[
     ("vcrc", Same("vcrc.status")),
     ("truncated", By(truncated)),
     ("captured_payload_len", By(captured_payload_len)),
+    ("ipoib", Object),
+    ("ipoib.ethertype", Same("ipoib.ethertype")),
+    ("arp", Object),
+    ("arp.op", Same("arp.op")),
+    ("arp.sender_ip", Same("arp.sender_ip")),
+    ("arp.target_ip", Same("arp.target_ip")),
+    ("tcp", Object),
+    ("tcp.sport", Same("tcp.sport")),
+    ("tcp.dport", Same("tcp.dport")),
+    ("icmp", Object),
+    ("icmp.type", Same("icmp.type")),
+    ("icmp.code", Same("icmp.code")),
     ("error_layer", Same("error.layer")),
     ("error_offset", By(error_offset)),
     ("error_field", By(error_offset)),
@@ -440,6 +453,9 @@ const TRUTH: &[(&str, How)] = &[
     ("tunnel_too_deep", Same("tunnel_too_deep")),
 ];
 
+/// Headers a frame of kind other shows too.
+const NOT_RDMA: &[&str] = &["ip", "udp", "ipoib", "arp", "tcp", "icmp"];
+
 /// Keys of the file-level truth, beside `frames`, each with its check.
 const FILE_TRUTH: &[(&str, FileCheck)] = &[
     ("file_error", file_error),
@@ -639,7 +655,9 @@ fn erf_room(fr: &Frame<'_>, _: &str, _: &Value) -> Result<(), String> {
     } else {
         0
     };
-    let room = rlen.min(record) - 16 - pad;
+    // Each extension header takes 8 bytes of the record before the packet.
+    let extensions = fr.want.get("erf_extensions").map_or(0, number) * 8;
+    let room = rlen.min(record) - 16 - extensions - pad;
     let wlen = number(&fr.want["erf_wlen"]);
     let caplen = fr.num("caplen")?;
     ensure(caplen == wlen.min(room), || {
@@ -842,6 +860,16 @@ fn implied_by_absent_keys(fr: &Frame<'_>) -> Vec<String> {
             fr.got["erf"]
         ));
     }
+    // A layer the generator did not build is not there: no IPoIB guessed into a payload, no
+    // VCRC where the link layer kept none.
+    for layer in ["ipoib", "arp", "tcp", "icmp", "vcrc"] {
+        if fr.want.get(layer).is_none() && fr.got.get(layer).is_some() {
+            problems.push(format!(
+                "no {layer} in the truth, rdmadump {}",
+                fr.got[layer]
+            ));
+        }
+    }
     // Without an FCS the frame ends with the datagram, or with the pad up to Ethernet's
     // 60-byte minimum; a tunnelled frame's `eth` and `ip` are the inner ones.
     if fr.want.get("eth_fcs").is_none()
@@ -874,7 +902,7 @@ fn walk(fr: &Frame<'_>, prefix: &str, value: &Value, problems: &mut Vec<String>)
         };
         let result = match how {
             Same(path) => fr.expect(&key, value, path),
-            Object if *fr.kind() == "other" && key != "ip" && key != "udp" => {
+            Object if *fr.kind() == "other" && !NOT_RDMA.contains(&key.as_str()) => {
                 // Not RDMA under this run's options: the truth's transport headers say what
                 // the bytes would decode to, which rdmadump must not show.
                 let ours = ours_for(&key);

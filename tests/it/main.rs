@@ -7,6 +7,7 @@ mod cli;
 mod expected_fixtures;
 mod filter_limits;
 mod generated;
+mod ipoib;
 mod mad_cm;
 mod real_capture;
 mod recipes;

@@ -33,6 +33,7 @@ fn read_outputs() {
     files.push(std::path::PathBuf::from(
         "../shared/captures/infiniband-erf.pcap",
     ));
+    files.push(std::path::PathBuf::from("../shared/captures/ipoib.pcap"));
     for file in files {
         let path = file.to_str().unwrap();
         let text = stdout(&rdmadump(&["read", "--color", "never", path]));

@@ -22,10 +22,8 @@ const TSHARK_OPTS: &[&str] = &[
     // would be decoded as TFTP (the "[tftp enabled]" run shows it).
     "--disable-protocol",
     "tftp",
-    // rdmadump stops at the IB transport headers, so there is nothing to compare the IP/ARP
-    // headers of an IPoIB payload with; without this tshark's heuristic dissects them.
-    "--disable-heuristic",
-    "eth_over_ib",
+    // tshark's eth_over_ib heuristic is what decodes IPoIB in InfiniBand payloads; it stays on
+    // so that rdmadump's IPoIB, IP, ARP, TCP and ICMP fields are compared.
 ];
 
 /// How a tshark value is turned into the text rdmadump's value is compared with.
@@ -335,6 +333,65 @@ const LAYERS: &[Layer] = &[
             ],
         )
     },
+    layer(
+        "ipoib",
+        "/ipoib",
+        &["ipoib.type", "infiniband.rwh.etype"],
+        &[f(
+            "ipoib.ethertype",
+            "/ipoib/ethertype",
+            &["ipoib.type", "infiniband.rwh.etype"],
+            Num,
+        )],
+    ),
+    layer(
+        "arp",
+        "/arp",
+        &["arp.opcode"],
+        &[
+            f("arp.op", "/arp/op", &["arp.opcode"], Num),
+            f(
+                "arp.sender_ip",
+                "/arp/sender_ip",
+                &["arp.src.proto_ipv4"],
+                Text,
+            ),
+            f(
+                "arp.target_ip",
+                "/arp/target_ip",
+                &["arp.dst.proto_ipv4"],
+                Text,
+            ),
+        ],
+    ),
+    layer(
+        "tcp",
+        "/tcp",
+        &["tcp.srcport"],
+        &[
+            f("tcp.sport", "/tcp/sport", &["tcp.srcport"], Num),
+            f("tcp.dport", "/tcp/dport", &["tcp.dstport"], Num),
+        ],
+    ),
+    layer(
+        "icmp",
+        "/icmp",
+        &["icmp.type", "icmpv6.type"],
+        &[
+            f(
+                "icmp.type",
+                "/icmp/type",
+                &["icmp.type", "icmpv6.type"],
+                Num,
+            ),
+            f(
+                "icmp.code",
+                "/icmp/code",
+                &["icmp.code", "icmpv6.code"],
+                Num,
+            ),
+        ],
+    ),
     layer(
         "lrh",
         "/lrh",
@@ -1583,6 +1640,10 @@ fn is_cm_mad(frame: &Value) -> bool {
     frame.pointer("/mad/class").and_then(Value::as_u64) == Some(0x07)
 }
 
+fn is_ipoib(frame: &Value) -> bool {
+    frame.pointer("/ipoib").is_some() && frame.pointer("/bth").is_some()
+}
+
 fn is_cnp(frame: &Value) -> bool {
     frame.pointer("/bth/opcode").and_then(Value::as_u64) == Some(0x81)
 }
@@ -1609,7 +1670,7 @@ use Frames::{File, List, Where};
 /// row of docs/tshark-differences.md that gives the values and the spec references.
 const KNOWN: &[Known] = &[
     known(
-        51,
+        37,
         "tunnels.pcap",
         List(&[5, 6]),
         &["eth"],
@@ -1617,7 +1678,7 @@ const KNOWN: &[Known] = &[
          frame's, so absent (the outer MACs are in tunnel[0]); tshark's only eth is the outer.",
     ),
     known(
-        52,
+        38,
         "tunnels.pcap",
         List(&[10, 14]),
         &["ip", "udp"],
@@ -1625,7 +1686,7 @@ const KNOWN: &[Known] = &[
          udp are the inner frame's, so absent; tshark's are the outer ones.",
     ),
     known(
-        53,
+        39,
         "tunnels.pcap",
         List(&[13]),
         &["ip", "udp", "bth", "icrc"],
@@ -1633,7 +1694,7 @@ const KNOWN: &[Known] = &[
          bytes there; rdmadump stops with error layer ipv4, as in malformed.pcap frame 5.",
     ),
     known(
-        54,
+        40,
         "tunnels.pcap",
         List(&[15]),
         &["gre"],
@@ -1641,7 +1702,7 @@ const KNOWN: &[Known] = &[
          leaves the frame an IP frame of kind other.",
     ),
     known(
-        55,
+        41,
         "tunnels.pcap",
         List(&[16]),
         &["gre.proto", "eth", "ip.*", "udp", "bth", "icrc"],
@@ -1649,7 +1710,7 @@ const KNOWN: &[Known] = &[
          its ip being the fifth tunnel's outer IPv4; tshark decodes all five and the RoCE inside.",
     ),
     known(
-        58,
+        44,
         "tunnels.pcap",
         List(&[19]),
         &["vxlan", "bth", "icrc"],
@@ -1657,7 +1718,7 @@ const KNOWN: &[Known] = &[
          the RoCE inside; rdmadump stops with error layer udp before entering the tunnel.",
     ),
     known(
-        57,
+        43,
         "tunnels.pcap",
         List(&[17]),
         &["vlan"],
@@ -1665,7 +1726,7 @@ const KNOWN: &[Known] = &[
          the inner frame's (none) and the outer tag is tunnel[0].eth_vlan (VID 10, PCP 5).",
     ),
     known(
-        56,
+        42,
         "tunnels.pcap",
         List(&[11]),
         &["bth.opcode_name"],
@@ -1786,6 +1847,14 @@ const KNOWN: &[Known] = &[
         &["bth.opcode_name"],
         "snaplen-truncated packet: tshark's \"Invalid Packet Length from LRH!\" compares \
          PktLen with the captured length; the packet's wire length matches PktLen.",
+    ),
+    known(
+        12,
+        "erf_ip.pcap",
+        List(&[4]),
+        &["bth.opcode_name"],
+        "ERF record snapped by the card (wlen beyond the record): tshark compares PktLen with \
+         the captured length; the packet's wire length (wlen) matches PktLen.",
     ),
     known(
         13,
@@ -1947,6 +2016,78 @@ const KNOWN: &[Known] = &[
         &["bth.opcode_name", "reth", "icrc"],
         "opcodes 0x1C (FLUSH) and 0x1D (ATOMIC WRITE) came with IBA 1.5's persistent-memory \
          extensions; tshark 4.0 calls them unknown and decodes no RETH or ICRC after the BTH.",
+    ),
+    known(
+        30,
+        "*",
+        Where("every IPoIB frame inside InfiniBand", is_ipoib),
+        &["bth.opcode_name"],
+        "For IPoIB the IP, UDP, ICMP or ARP dissector writes the Info column, where the test \
+         reads the opcode name from; the opcode number agrees.",
+    ),
+    known(
+        31,
+        "ipoib_ud.pcap [ERF-wrapped]",
+        List(&[11]),
+        &["ipoib", "ip", "icmp", "bth.opcode_name"],
+        "An RC SEND Only with an IPoIB payload and no CM exchange in the capture: tshark \
+         guesses IPoIB, rdmadump does not guess on RC.",
+    ),
+    known(
+        32,
+        "ib_native.pcap [ERF-wrapped]",
+        List(&[7]),
+        &["ipoib"],
+        "A Raw packet (LNH 0): tshark's field for the EtherType of its raw header is the one it \
+         uses for IPoIB's too (infiniband.rwh.etype), the marker of the ipoib layer here; there \
+         is no IPoIB header.",
+    ),
+    known(
+        33,
+        "ipoib_ud.pcap [ERF-wrapped]",
+        List(&[9, 10]),
+        &["ipoib", "ip", "bth.opcode_name"],
+        "UD payloads with a zeroed reserved field after EtherType 0x0800 but no IPv4 header \
+         that fits (version 9; total length beyond the payload): tshark takes them as IPoIB, \
+         rdmadump's guess also wants the IPv4 header to agree with itself and the payload.",
+    ),
+    known(
+        34,
+        "ipoib_ud.pcap [ERF-wrapped]",
+        List(&[7]),
+        &["bth.opcode_name", "icrc", "vcrc"],
+        "A UD SEND to QP1 whose payload is IPoIB-shaped, not a MAD: tshark's MAD dissector \
+         throws on it, ending the dissection before the Info column, ICRC and VCRC.",
+    ),
+    known(
+        35,
+        "ib_no_vcrc.pcap [ERF-wrapped]",
+        List(&[1, 2]),
+        &["icrc.value", "vcrc"],
+        "InfiniBand records without a VCRC (LRH PktLen * 4 is the record's length): tshark \
+         takes the last 2 bytes as VCRC and the 4 before as ICRC.",
+    ),
+    known(
+        35,
+        "ib_no_vcrc.pcap [ERF-wrapped]",
+        List(&[4]),
+        &["bth"],
+        "One byte after PktLen's end: tshark ignores it and dissects the BTH; rdmadump calls \
+         the frame malformed (neither a VCRC nor none).",
+    ),
+    known(
+        36,
+        "ib_no_vcrc.pcap",
+        File,
+        &["file.error"],
+        "tshark 4.0 cannot open pcap linktype 247; see the [ERF-wrapped] run.",
+    ),
+    known(
+        36,
+        "ipoib_ud.pcap",
+        File,
+        &["file.error"],
+        "tshark 4.0 cannot open pcap linktype 247; see the [ERF-wrapped] run.",
     ),
 ];
 
@@ -2639,6 +2780,10 @@ fn captures() -> Vec<(String, PathBuf)> {
         "rdma-cm-rxe.pcap".into(),
         root().join("../shared/captures/rdma-cm-rxe.pcap"),
     ));
+    files.push((
+        "ipoib.pcap".into(),
+        root().join("../shared/captures/ipoib.pcap"),
+    ));
     files
 }
 
@@ -2674,7 +2819,7 @@ fn runs(scratch: &Path) -> Vec<Run> {
             runs.push(Run {
                 label: format!("{label} [tftp enabled]"),
                 tshark_input: path.clone(),
-                tshark_opts: vec!["--disable-heuristic", "eth_over_ib"],
+                tshark_opts: Vec::new(),
                 ours: ours.clone(),
                 rows_are: None,
                 ours_damaged: ours_damaged.clone(),

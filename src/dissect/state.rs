@@ -1,0 +1,178 @@
+//! Decoding that learns from earlier packets: which RC queue pairs carry IPoIB in
+//! connected mode, known only from the CM exchange that set them up. The command pipeline
+//! owns one [`Decoder`] and decodes every record through it, in capture order, on one
+//! thread; the stateless [`super::dissect`] knows none of this.
+
+use super::{DecodeOptions, Packet, dissect_with};
+use crate::capture::Record;
+use crate::wire::mad::cm::{CmMsg, ipoib_cm_qpn};
+
+/// Connected-mode IPoIB queue pairs remembered at once. A host sets up one connection per
+/// peer it talks to, so a capture rarely names more; past the cap the oldest is forgotten,
+/// and its later packets show as plain RC SENDs.
+pub const IPOIB_QP_CAPACITY: usize = 256;
+
+/// A fixed-size set of QPNs with first-in, first-out eviction: no allocation, and a lookup
+/// is a scan of at most 1 KiB, done only for RC SEND Only packets.
+#[derive(Debug, Clone)]
+pub struct IpoibQps {
+    qpns: [u32; IPOIB_QP_CAPACITY],
+    len: usize,
+    /// The slot the next QPN replaces once the set is full.
+    oldest: usize,
+}
+
+impl Default for IpoibQps {
+    fn default() -> Self {
+        IpoibQps {
+            qpns: [0; IPOIB_QP_CAPACITY],
+            len: 0,
+            oldest: 0,
+        }
+    }
+}
+
+impl IpoibQps {
+    /// Remembers `qpn` (24 bits) as carrying IPoIB; already known ones are not added twice.
+    pub fn insert(&mut self, qpn: u32) {
+        let qpn = qpn & 0x00ff_ffff;
+        if self.contains(qpn) {
+            return;
+        }
+        if self.len < IPOIB_QP_CAPACITY {
+            self.qpns[self.len] = qpn;
+            self.len += 1;
+        } else {
+            self.qpns[self.oldest] = qpn;
+            self.oldest = (self.oldest + 1) % IPOIB_QP_CAPACITY;
+        }
+    }
+
+    #[inline]
+    pub fn contains(&self, qpn: u32) -> bool {
+        self.qpns[..self.len].contains(&qpn)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// IPoIB-CM REQs waiting for their REP: only the REQ carries the service ID, and the REP
+/// names it back by the REQ's communication ID. Handshakes overlap little, so a small ring
+/// suffices; a REP whose REQ was forgotten leaves only the REQ's QP learned.
+const PENDING_REQS: usize = 64;
+
+/// Decodes records one after another, remembering what later records need.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    opts: DecodeOptions,
+    ipoib_qps: IpoibQps,
+    pending_reqs: [u32; PENDING_REQS],
+    pending_len: usize,
+    pending_next: usize,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new(DecodeOptions::default())
+    }
+}
+
+impl Decoder {
+    pub fn new(opts: DecodeOptions) -> Self {
+        Decoder {
+            opts,
+            ipoib_qps: IpoibQps::default(),
+            pending_reqs: [0; PENDING_REQS],
+            pending_len: 0,
+            pending_next: 0,
+        }
+    }
+
+    pub fn options(&self) -> &DecodeOptions {
+        &self.opts
+    }
+
+    /// Records that RC SENDs to `qpn` carry IPoIB (connected mode): the CM decoder calls
+    /// this for both QPNs of a REQ/REP exchange whose service ID is IPoIB-CM.
+    pub fn learn_ipoib_qp(&mut self, qpn: u32) {
+        self.ipoib_qps.insert(qpn);
+    }
+
+    pub fn ipoib_qps(&self) -> &IpoibQps {
+        &self.ipoib_qps
+    }
+
+    /// [`super::dissect_into`], with what earlier records taught.
+    pub fn decode_into<'a>(&mut self, pkt: &mut Packet<'a>, record: &Record<'a>, frame: u64) {
+        dissect_with(pkt, record, frame, &self.opts, Some(&self.ipoib_qps));
+        if pkt.mad.is_some() {
+            self.learn_from_cm(pkt);
+        }
+    }
+
+    /// An IPoIB-CM connection (RFC 4755) is set up by a REQ whose service ID names the
+    /// IPoIB-CM space; both ends' RC QPs then carry IPoIB. The REQ gives the active side's
+    /// QPN, the REP that answers it (by communication ID) the passive side's.
+    fn learn_from_cm(&mut self, pkt: &Packet<'_>) {
+        let Some(cm) = pkt.mad.and_then(|mad| mad.cm()) else {
+            return;
+        };
+        match cm.msg() {
+            CmMsg::Req => {
+                let ipoib = cm.service_id().and_then(ipoib_cm_qpn).is_some();
+                if let (true, Some(qpn), Some(comm_id)) =
+                    (ipoib, cm.local_qpn(), cm.local_comm_id())
+                {
+                    self.learn_ipoib_qp(qpn);
+                    self.pending_reqs[self.pending_next] = comm_id;
+                    self.pending_next = (self.pending_next + 1) % PENDING_REQS;
+                    self.pending_len = (self.pending_len + 1).min(PENDING_REQS);
+                }
+            }
+            CmMsg::Rep => {
+                let answers_ipoib_req = cm
+                    .remote_comm_id()
+                    .is_some_and(|id| self.pending_reqs[..self.pending_len].contains(&id));
+                if let (true, Some(qpn)) = (answers_ipoib_req, cm.local_qpn()) {
+                    self.learn_ipoib_qp(qpn);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// [`super::dissect`], with what earlier records taught.
+    pub fn decode<'a>(&mut self, record: &Record<'a>, frame: u64) -> Packet<'a> {
+        let mut pkt = Packet::default();
+        self.decode_into(&mut pkt, record, frame);
+        pkt
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_set_is_bounded_and_forgets_the_oldest() {
+        let mut qps = IpoibQps::default();
+        for qpn in 0..IPOIB_QP_CAPACITY as u32 {
+            qps.insert(qpn + 100);
+        }
+        qps.insert(100);
+        assert_eq!(qps.len(), IPOIB_QP_CAPACITY);
+        qps.insert(7);
+        assert_eq!(qps.len(), IPOIB_QP_CAPACITY);
+        assert!(qps.contains(7));
+        assert!(!qps.contains(100), "the oldest QPN makes room");
+        assert!(qps.contains(101));
+        qps.insert(0x1ff_ffff);
+        assert!(qps.contains(0xff_ffff), "QPNs are 24 bits");
+    }
+}
