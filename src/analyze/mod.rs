@@ -2,10 +2,12 @@
 //! finds PSN gaps, go-back-N episodes, NAKs, congestion marks, CRC failures, PFC storms
 //! and pause cascades.
 
+pub mod connections;
 pub mod flows;
 pub mod model;
 pub mod pfc;
 pub mod psn;
+pub mod sketch;
 
 use crate::crc::{CrcCheck, CrcStatus};
 use crate::dissect::{Kind, Packet};
@@ -13,6 +15,7 @@ use crate::wire::DecodeError;
 use crate::wire::aeth::NakCode;
 use crate::wire::opcode::Role;
 
+use connections::ConnectionTable;
 use flows::{FlowKey, FlowTable, FrameRef};
 use pfc::{Cascade, PfcTracker, Storm};
 
@@ -210,6 +213,7 @@ impl KindCounts {
 pub struct Analyzer {
     pub config: AnalyzeConfig,
     pub flows: FlowTable,
+    pub connections: ConnectionTable,
     pub pfc: PfcTracker,
     pub anomalies: AnomalySink,
     pub counts: KindCounts,
@@ -227,6 +231,7 @@ impl Analyzer {
     pub fn new(config: AnalyzeConfig) -> Self {
         Analyzer {
             flows: FlowTable::new(config.max_flows, config.pmtu),
+            connections: ConnectionTable::new(config.max_flows, config.pmtu),
             pfc: PfcTracker::new(
                 config.link_speed_bps,
                 config.storm_threshold_ns,
@@ -293,6 +298,7 @@ impl Analyzer {
             if pkt.ecn_ce() {
                 self.first_ce.get_or_insert((at, key));
             }
+            self.connections.observe(pkt, key.role, at);
             self.flows.observe(pkt, key, at, &mut self.anomalies);
         }
         if pkt.pfc.is_some() || pkt.pause.is_some() {

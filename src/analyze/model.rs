@@ -38,6 +38,9 @@ pub struct Report<'a> {
     pub vcrc: CrcCounts,
     pub ecn_ce: u64,
     pub congestion: Congestion<'a>,
+    /// QP connections, both ends paired when the capture allows.
+    pub connections: super::connections::Connections<'a>,
+    pub connection_table: ConnectionTableSummary,
     pub flows: Flows<'a>,
     pub flow_table: FlowTableSummary,
     pub pfc: PfcSummary<'a>,
@@ -70,6 +73,14 @@ impl<'a> Report<'a> {
             vcrc: analyzer.vcrc,
             ecn_ce: analyzer.ecn_ce,
             congestion: Congestion::new(analyzer, &flows, files),
+            connections: super::connections::Connections {
+                table: &analyzer.connections,
+                files,
+            },
+            connection_table: ConnectionTableSummary {
+                evicted_ends: analyzer.connections.evicted,
+                bytes_per_connection: super::connections::bytes_per_connection() as u64,
+            },
             flows: Flows { rows: flows, files },
             flow_table: FlowTableSummary {
                 flows: analyzer.flows.len() as u64,
@@ -106,6 +117,12 @@ pub struct CaptureSummary<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_ts: Option<Seconds>,
     pub truncated: bool,
+}
+
+#[derive(Serialize)]
+pub struct ConnectionTableSummary {
+    pub evicted_ends: u64,
+    pub bytes_per_connection: u64,
 }
 
 #[derive(Serialize)]

@@ -25,7 +25,7 @@ pub struct Style {
     pub width: Option<u16>,
 }
 
-fn table(style: Style, header: &[&str]) -> Table {
+pub(super) fn table(style: Style, header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(TableStyle::new().header_separator(LineStyle::none().fill('─').junction('─')));
     t.set_header(header.iter().map(Cell::new));
@@ -49,11 +49,11 @@ fn table(style: Style, header: &[&str]) -> Table {
     t
 }
 
-fn number(n: impl Into<u64>) -> Cell {
+pub(super) fn number(n: impl Into<u64>) -> Cell {
     Cell::new(n.into()).set_alignment(CellAlignment::Right)
 }
 
-fn flagged(n: impl Into<u64>, style: Style) -> Cell {
+pub(super) fn flagged(n: impl Into<u64>, style: Style) -> Cell {
     let n = n.into();
     let cell = number(n);
     if n > 0 && style.color {
@@ -87,6 +87,7 @@ fn where_(at: FrameRef, files: &[String]) -> String {
 pub fn render(report: &Report<'_>, style: Style) -> String {
     let mut out = String::new();
     summary(&mut out, report);
+    super::analyze_connections::render(&mut out, report, style);
     flows(&mut out, report, style);
     pfc(&mut out, report, style);
     anomalies(&mut out, report, style);

@@ -1,5 +1,7 @@
 //! Rendering decoded packets: JSON Lines, one-line text, field trees and hex dumps.
 
+#[cfg(feature = "cli")]
+mod analyze_connections;
 pub mod analyze_json;
 #[cfg(feature = "cli")]
 pub mod analyze_text;

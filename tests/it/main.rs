@@ -4,6 +4,7 @@ mod harness;
 mod layers;
 
 mod cli;
+mod connections;
 mod expected_fixtures;
 mod filter_limits;
 mod generated;

@@ -1,0 +1,469 @@
+//! The state of one direction of a connection, split by where its packets arrive: the
+//! requests at the responder's end ([`Requests`]) and the responses at the requester's end
+//! ([`Responses`]). `a_to_b` is B's `Requests` with A's `Responses`.
+
+use super::super::flows::PmtuSource;
+use super::super::psn;
+use super::super::sketch::Sketch;
+
+/// Idle gaps longer than this do not count as active time for goodput.
+pub const IDLE_NS: u64 = 1_000_000;
+
+/// Requests remembered for RTT and READ latency until acknowledged; more in flight lose
+/// their samples but nothing else.
+const OUTSTANDING: usize = 16;
+
+/// Operations counted per direction, as the JSON `messages` object names them.
+pub const OPS: [&str; 9] = [
+    "send",
+    "send_imm",
+    "send_inv",
+    "write",
+    "write_imm",
+    "read",
+    "atomic",
+    "flush",
+    "other",
+];
+
+/// NAK codes as `naks` names them.
+pub const NAK_CODES: [&str; 6] = [
+    "psn_sequence_error",
+    "invalid_request",
+    "remote_access_error",
+    "remote_operational_error",
+    "invalid_rd_request",
+    "reserved",
+];
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Outstanding {
+    psn: u32,
+    /// The last PSN the request consumes (a READ consumes one per response packet).
+    end: u32,
+    ts: u64,
+    retransmitted: bool,
+    /// READ or atomic: responses carry data and are timed as latency.
+    fetch: bool,
+    atomic: bool,
+    answered: bool,
+}
+
+/// A's requests as seen arriving at B's QP.
+#[derive(Debug, Clone, Default)]
+pub struct Requests {
+    pub packets: u64,
+    pub payload_bytes: u64,
+    /// Payload of packets sent for the first time: what goodput counts.
+    pub new_payload_bytes: u64,
+    pub messages: [u32; OPS.len()],
+    pub message_bytes: Sketch,
+    message_so_far: u64,
+    pub first_ts: Option<u64>,
+    pub last_ts: Option<u64>,
+    pub active_ns: u64,
+    pub psn_gaps: u32,
+    pub missing_psns: u64,
+    pub retransmitted: u32,
+    pub go_back_n: u32,
+    pub go_back_0: u32,
+    pub nak_to_retx: Sketch,
+    pub max_outstanding_psns: u32,
+    pub ecn_ce: u32,
+    pub fecn: u32,
+    pub becn: u32,
+    /// The first CE mark not yet answered by a CNP.
+    pub pending_ce_ts: Option<u64>,
+    pub seq: Sequence,
+    ring: [Outstanding; OUTSTANDING],
+    ring_head: u8,
+    ring_len: u8,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sequence {
+    pub started: bool,
+    pub first_psn: u32,
+    pub highest: u32,
+    pub previous: u32,
+    pub next_lo: u32,
+    pub next_hi: u32,
+    /// PSN of the FIRST or ONLY packet of the message being sent.
+    pub message_start: u32,
+    /// Everything before this PSN was acknowledged.
+    pub acked_to: Option<u32>,
+}
+
+/// What one request packet turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    New,
+    Gap,
+    Retransmitted,
+    GoBackN,
+    GoBack0,
+}
+
+/// B's responses as seen arriving at A's QP, and the CNPs B sent A.
+#[derive(Debug, Clone, Default)]
+pub struct Responses {
+    pub packets: u64,
+    pub payload_bytes: u64,
+    pub naks: [u32; NAK_CODES.len()],
+    pub rnr_naks: u32,
+    pub fecn: u32,
+    pub becn: u32,
+    pub last_nak: Option<Nak>,
+    pub rtt: Sketch,
+    pub read_first: Sketch,
+    pub read_last: Sketch,
+    pub atomic: Sketch,
+    pub cnps: u32,
+    pub last_cnp_ts: Option<u64>,
+    pub cnp_interval: Sketch,
+    pub ce_to_cnp: Sketch,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Nak {
+    pub psn: u32,
+    pub ts: Option<u64>,
+    pub rnr: bool,
+}
+
+pub fn op_index(opcode: u8) -> usize {
+    match opcode & 0x1f {
+        0x00..=0x02 | 0x04 => 0,
+        0x03 | 0x05 => 1,
+        0x16 | 0x17 => 2,
+        0x06..=0x08 | 0x0a => 3,
+        0x09 | 0x0b => 4,
+        0x0c => 5,
+        0x13 | 0x14 | 0x1d => 6,
+        0x1c => 7,
+        _ => 8,
+    }
+}
+
+/// FIRST and MIDDLE packets (requests and READ responses) carry exactly one PMTU.
+pub fn is_full_sized(opcode: u8) -> bool {
+    matches!(opcode & 0x1f, 0x00 | 0x01 | 0x06 | 0x07 | 0x0d | 0x0e)
+}
+
+/// FIRST or ONLY: the packet that starts a message.
+fn starts_message(opcode: u8) -> bool {
+    matches!(
+        opcode & 0x1f,
+        0x00 | 0x04 | 0x05 | 0x06 | 0x0a | 0x0b | 0x0c | 0x13 | 0x14 | 0x17 | 0x1c | 0x1d
+    )
+}
+
+/// LAST or ONLY: the packet that ends a message.
+fn ends_message(opcode: u8) -> bool {
+    matches!(
+        opcode & 0x1f,
+        0x02..=0x05 | 0x08..=0x0c | 0x13 | 0x14 | 0x16 | 0x17 | 0x1c | 0x1d
+    )
+}
+
+/// A request's shape, as the connection knows it when it arrives.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestInfo {
+    pub psn: u32,
+    pub opcode: u8,
+    pub payload: u32,
+    pub ts: Option<u64>,
+    /// PSNs consumed: at least and at most (differ for a READ of unknown PMTU).
+    pub consume: (u32, u32),
+    /// Bytes the message moves when the header says (READ length, atomic 8).
+    pub fetch_len: Option<u32>,
+    pub atomic: bool,
+}
+
+impl Requests {
+    fn touch(&mut self, ts: Option<u64>) {
+        let Some(ts) = ts else { return };
+        if let Some(last) = self.last_ts {
+            let gap = ts.saturating_sub(last);
+            if gap <= IDLE_NS {
+                self.active_ns += gap;
+            }
+        }
+        self.first_ts.get_or_insert(ts);
+        self.last_ts = Some(self.last_ts.map_or(ts, |l| l.max(ts)));
+    }
+
+    /// A response payload (READ data) moved for this direction, or a response's time.
+    pub fn touch_response(&mut self, ts: Option<u64>, payload: u32) {
+        self.touch(ts);
+        self.new_payload_bytes += u64::from(payload);
+    }
+
+    pub fn goodput_bps(&self) -> Option<u64> {
+        (self.active_ns > 0).then(|| {
+            (u128::from(self.new_payload_bytes) * 8 * 1_000_000_000 / u128::from(self.active_ns))
+                as u64
+        })
+    }
+
+    /// Books one request; `nak` is the last NAK the requester got, to tell go-back-N from
+    /// go-back-0 and to time the retransmission.
+    pub fn request(
+        &mut self,
+        r: RequestInfo,
+        cm_start: Option<u32>,
+        nak: Option<Nak>,
+    ) -> (Verdict, u64) {
+        self.packets += 1;
+        self.payload_bytes += u64::from(r.payload);
+        self.touch(r.ts);
+        let p = r.psn;
+        let seq = &mut self.seq;
+        let mut missing = 0u64;
+        let verdict = if !seq.started {
+            seq.started = true;
+            seq.first_psn = p;
+            if let Some(start) = cm_start {
+                let d = psn::diff(p, start);
+                if d > 0 {
+                    missing = d as u64;
+                }
+            }
+            if missing > 0 {
+                Verdict::Gap
+            } else {
+                Verdict::New
+            }
+        } else if psn::diff(p, seq.highest) <= 0 {
+            if psn::diff(p, seq.previous) < 0 {
+                let nak = nak.filter(|n| !n.rnr && psn::diff(n.psn, p) >= 0);
+                match nak {
+                    Some(n) if n.psn != p && starts_message(r.opcode) => Verdict::GoBack0,
+                    _ => Verdict::GoBackN,
+                }
+            } else {
+                Verdict::Retransmitted
+            }
+        } else {
+            let beyond = psn::diff(p, seq.next_hi);
+            if beyond > 0 {
+                missing = beyond as u64;
+                Verdict::Gap
+            } else {
+                Verdict::New
+            }
+        };
+        match verdict {
+            Verdict::New | Verdict::Gap => {
+                if missing > 0 {
+                    self.psn_gaps += 1;
+                    self.missing_psns += missing;
+                }
+                let seq = &mut self.seq;
+                seq.highest = psn::add(p, r.consume.0 - 1);
+                seq.next_lo = psn::add(p, r.consume.0);
+                seq.next_hi = psn::add(p, r.consume.1);
+                self.new_payload_bytes += u64::from(r.payload);
+                self.book_message(r);
+                self.remember(r);
+            }
+            Verdict::Retransmitted | Verdict::GoBackN | Verdict::GoBack0 => {
+                self.retransmitted += 1;
+                match verdict {
+                    Verdict::GoBackN => self.go_back_n += 1,
+                    Verdict::GoBack0 => self.go_back_0 += 1,
+                    _ => {}
+                }
+                if verdict != Verdict::Retransmitted
+                    && let (Some(n), Some(now)) = (nak.filter(|n| !n.rnr), r.ts)
+                    && let Some(then) = n.ts.filter(|&t| t <= now)
+                    && psn::diff(n.psn, p) >= 0
+                {
+                    self.nak_to_retx.add(now - then);
+                }
+                self.mark_retransmitted(p);
+            }
+        }
+        self.seq.previous = p;
+        if starts_message(r.opcode) {
+            self.seq.message_start = p;
+        }
+        if let Some(acked) = self.seq.acked_to {
+            let outstanding = psn::diff(self.seq.highest, acked) + 1;
+            self.max_outstanding_psns = self.max_outstanding_psns.max(outstanding.max(0) as u32);
+        }
+        (verdict, missing)
+    }
+
+    fn book_message(&mut self, r: RequestInfo) {
+        if starts_message(r.opcode) {
+            self.messages[op_index(r.opcode)] += 1;
+            self.message_so_far = 0;
+        }
+        self.message_so_far += u64::from(r.fetch_len.unwrap_or(r.payload));
+        if ends_message(r.opcode) {
+            self.message_bytes.add(self.message_so_far);
+            self.message_so_far = 0;
+        }
+    }
+
+    fn remember(&mut self, r: RequestInfo) {
+        let Some(ts) = r.ts else { return };
+        if usize::from(self.ring_len) == OUTSTANDING {
+            // The oldest loses its sample.
+            self.ring_head = (self.ring_head + 1) % OUTSTANDING as u8;
+            self.ring_len -= 1;
+        }
+        let slot = (usize::from(self.ring_head) + usize::from(self.ring_len)) % OUTSTANDING;
+        self.ring[slot] = Outstanding {
+            psn: r.psn,
+            end: psn::add(r.psn, r.consume.0 - 1),
+            ts,
+            retransmitted: false,
+            fetch: r.fetch_len.is_some(),
+            atomic: r.atomic,
+            answered: false,
+        };
+        self.ring_len += 1;
+    }
+
+    fn mark_retransmitted(&mut self, p: u32) {
+        for i in 0..usize::from(self.ring_len) {
+            let slot = (usize::from(self.ring_head) + i) % OUTSTANDING;
+            if self.ring[slot].psn == p {
+                self.ring[slot].retransmitted = true;
+            }
+        }
+    }
+
+    fn pop(&mut self) {
+        self.ring_head = (self.ring_head + 1) % OUTSTANDING as u8;
+        self.ring_len -= 1;
+    }
+
+    fn front(&mut self) -> Option<&mut Outstanding> {
+        (self.ring_len > 0).then(|| &mut self.ring[usize::from(self.ring_head)])
+    }
+
+    /// A response with PSN `p` from the responder; returns RTT and latency samples into
+    /// `rsp`. A NAK acknowledges only what precedes its PSN.
+    pub fn acknowledge(
+        &mut self,
+        p: u32,
+        opcode: u8,
+        ts: Option<u64>,
+        nak: bool,
+        rsp: &mut Responses,
+    ) {
+        let acked_to = if nak { p } else { psn::add(p, 1) };
+        if self
+            .seq
+            .acked_to
+            .is_none_or(|old| psn::diff(acked_to, old) > 0)
+        {
+            self.seq.acked_to = Some(acked_to);
+        }
+        while let Some(front) = self.front() {
+            // A READ's end is a guess while the PMTU is unknown: its own responses end it.
+            let own_response = front.fetch && matches!(opcode & 0x1f, 0x0d..=0x10);
+            if psn::diff(front.end, p) < 0 && !own_response {
+                self.pop();
+            } else {
+                break;
+            }
+        }
+        if nak {
+            return;
+        }
+        let Some(now) = ts else { return };
+        let Some(front) = self.front() else { return };
+        if psn::diff(p, front.psn) < 0 {
+            return;
+        }
+        let elapsed = now.saturating_sub(front.ts);
+        let clean = !front.retransmitted;
+        let mut done = !front.fetch;
+        if p == front.psn && !front.answered {
+            front.answered = true;
+            if clean {
+                rsp.rtt.add(elapsed);
+                if front.atomic {
+                    rsp.atomic.add(elapsed);
+                } else if front.fetch {
+                    rsp.read_first.add(elapsed);
+                }
+            }
+        }
+        let front_fetch = front.fetch;
+        let front_atomic = front.atomic;
+        let front_psn = front.psn;
+        if front_fetch && matches!(opcode & 0x1f, 0x0f | 0x10 | 0x12) {
+            if clean && !front_atomic {
+                rsp.read_last.add(elapsed);
+            }
+            done = true;
+            // The last response tells how many PSNs the READ took, which its request could
+            // not say when the PMTU was unknown: the next request is expected exactly.
+            let held = psn::diff(p, front_psn) + 1;
+            self.max_outstanding_psns = self.max_outstanding_psns.max(held.max(0) as u32);
+            if self.seq.previous == front_psn {
+                self.seq.highest = p;
+                self.seq.next_lo = psn::add(p, 1);
+                self.seq.next_hi = self.seq.next_lo;
+            }
+        }
+        if done {
+            self.pop();
+        }
+    }
+}
+
+impl Responses {
+    pub fn nak(&mut self, code_index: usize, psn: u32, ts: Option<u64>) {
+        self.naks[code_index.min(NAK_CODES.len() - 1)] += 1;
+        self.last_nak = Some(Nak {
+            psn,
+            ts,
+            rnr: false,
+        });
+    }
+
+    pub fn rnr(&mut self, psn: u32, ts: Option<u64>) {
+        self.rnr_naks += 1;
+        self.last_nak = Some(Nak { psn, ts, rnr: true });
+    }
+
+    pub fn cnp(&mut self, ts: Option<u64>, pending_ce: Option<u64>) {
+        self.cnps += 1;
+        if let Some(ts) = ts {
+            if let Some(last) = self.last_cnp_ts.filter(|&l| l <= ts) {
+                self.cnp_interval.add(ts - last);
+            }
+            self.last_cnp_ts = Some(ts);
+            if let Some(ce) = pending_ce.filter(|&c| c <= ts) {
+                self.ce_to_cnp.add(ts - ce);
+            }
+        }
+    }
+}
+
+/// The PMTU a connection uses, and how it is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathMtuSource {
+    Cm,
+    Flow(PmtuSource),
+}
+
+impl PathMtuSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            PathMtuSource::Cm => "cm",
+            PathMtuSource::Flow(s) => s.name(),
+        }
+    }
+}
+
+/// IBA path MTUs.
+pub fn is_legal_pmtu(v: u32) -> bool {
+    matches!(v, 256 | 512 | 1024 | 2048 | 4096)
+}

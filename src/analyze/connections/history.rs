@@ -1,0 +1,85 @@
+//! A connection's history: one letter per event, in order, as Zeek writes it. Each end
+//! keeps the events of the packets that arrive at it; the report merges both ends by time.
+//! Repeats of the last letter are folded, and an end keeps at most [`EVENTS`] letters.
+
+/// Letters kept per end; a connection shows at most twice as many.
+pub const EVENTS: usize = 12;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct History {
+    events: [(u64, u8); EVENTS],
+    len: u8,
+    /// Events not kept because the history was full.
+    pub dropped: u32,
+}
+
+/// The letters: lower case in storage; written upper case for A's direction.
+/// `h` CM handshake, `d` data, `g` PSN gap, `t` retransmission, `b` go-back-N,
+/// `z` go-back-0, `n` NAK, `r` RNR NAK, `c` ECN-CE mark, `p` CNP, `x` disconnect.
+const INTO: u8 = 0x80;
+
+impl History {
+    /// `into`: the event belongs to the direction whose requests arrive at this end.
+    pub fn push(&mut self, letter: u8, into: bool, clock: u64) {
+        let tagged = if into { letter | INTO } else { letter };
+        let len = usize::from(self.len);
+        if len > 0 && self.events[len - 1].1 == tagged {
+            return;
+        }
+        // Data and CE marks are the steady state: once each between other events.
+        if matches!(letter, b'd' | b'c')
+            && self.events[..len]
+                .iter()
+                .rev()
+                .take_while(|e| matches!(e.1 & !INTO, b'd' | b'c'))
+                .any(|e| e.1 == tagged)
+        {
+            return;
+        }
+        if len == EVENTS {
+            self.dropped = self.dropped.saturating_add(1);
+            return;
+        }
+        self.events[len] = (clock, tagged);
+        self.len += 1;
+    }
+
+    /// The events as (time, letter, belongs to the direction into this end).
+    pub fn events(&self) -> impl Iterator<Item = (u64, u8, bool)> + '_ {
+        self.events[..usize::from(self.len)]
+            .iter()
+            .map(|&(clock, tagged)| (clock, tagged & !INTO, tagged & INTO != 0))
+    }
+}
+
+/// Merges the two ends' histories into the connection's string: upper case for events of
+/// A's requests (arriving at B's end) and of B's answers to them (arriving at A's end).
+pub fn render(a_end: &History, b_end: Option<&History>) -> String {
+    let mut all: Vec<(u64, u8, bool)> = Vec::with_capacity(2 * EVENTS);
+    for (clock, letter, into) in a_end.events() {
+        // At A's end, "into" events belong to B's direction.
+        all.push((clock, letter, !into));
+    }
+    if let Some(b) = b_end {
+        all.extend(b.events());
+    }
+    all.sort_by_key(|e| e.0);
+    let mut out = String::with_capacity(all.len() + 1);
+    let mut last = 0u8;
+    for (_, letter, a_dir) in all {
+        let shown = if a_dir || matches!(letter, b'h' | b'x') {
+            letter.to_ascii_uppercase()
+        } else {
+            letter
+        };
+        if shown != last {
+            out.push(char::from(shown));
+            last = shown;
+        }
+    }
+    let dropped = a_end.dropped + b_end.map_or(0, |b| b.dropped);
+    if dropped > 0 {
+        out.push('+');
+    }
+    out
+}

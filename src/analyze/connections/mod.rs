@@ -1,0 +1,674 @@
+//! QP connections: the two ends (A, QPN a) ↔ (B, QPN b) of an RC, UC or XRC association,
+//! gathering the four directional flows. An end is known by the packets addressed to it:
+//! (its address, its QPN, the peer's address). Requests carry only the destination QPN, so
+//! the two ends are paired from the CM exchange or, failing that, from the responses.
+
+mod direction;
+mod history;
+mod report;
+
+use std::collections::HashMap;
+
+pub use direction::{
+    IDLE_NS, NAK_CODES, OPS, PathMtuSource, Requests, Responses, Verdict, is_legal_pmtu,
+};
+pub use history::History;
+pub use report::{Connection, ConnectionRow, Connections, Direction};
+
+use super::flows::{FrameRef, PmtuSource};
+use super::psn;
+use crate::dissect::{Address, Packet};
+use crate::wire::aeth::{NakCode, Syndrome};
+use crate::wire::mad::cm::CmMsg;
+use crate::wire::opcode::{self, Role};
+use direction::{RequestInfo, is_full_sized};
+
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// CM connections waiting for their REP, at most; a flood of REQs just forgets the oldest.
+const PENDING_CM: usize = 4096;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EndKey {
+    pub addr: Address,
+    pub qpn: u32,
+    pub peer: Address,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PairedBy {
+    Cm,
+    Traffic,
+    #[default]
+    Unpaired,
+}
+
+impl PairedBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            PairedBy::Cm => "cm",
+            PairedBy::Traffic => "traffic",
+            PairedBy::Unpaired => "unpaired",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum State {
+    #[default]
+    EstablishedBeforeCapture,
+    Connected,
+    Disconnected,
+}
+
+impl State {
+    pub fn name(self) -> &'static str {
+        match self {
+            State::EstablishedBeforeCapture => "established_before_capture",
+            State::Connected => "connected",
+            State::Disconnected => "disconnected",
+        }
+    }
+}
+
+/// One end of a connection: what arrives at (addr, qpn) from the peer.
+#[derive(Debug, Clone, Default)]
+pub struct End {
+    pub key: Option<EndKey>,
+    /// The other end, once paired.
+    pub peer: Option<u32>,
+    /// This end is the connection's A (the CM active side, or the first to send requests).
+    pub is_a: bool,
+    pub order: u64,
+    pub paired_by: PairedBy,
+    /// Ends that could have been the peer when paired by traffic.
+    pub candidates: u8,
+    pub state: State,
+    pub first: FrameRef,
+    pub last: FrameRef,
+    pub pmtu: Option<(u32, PathMtuSource)>,
+    /// Where the peer's requests to this end start, from CM.
+    pub cm_start_psn: Option<u32>,
+    pub transport: u8,
+    /// The peer's requests to this end.
+    pub req: Requests,
+    /// The peer's responses to this end's requests, and CNPs it sent this end.
+    pub rsp: Responses,
+    pub history: History,
+    last_activity: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PendingReq {
+    active: Address,
+    active_qpn: u32,
+    passive: Address,
+    /// Where the passive side's requests start.
+    passive_start: u32,
+    pmtu: Option<u32>,
+    transport: u8,
+    at: FrameRef,
+}
+
+pub struct ConnectionTable {
+    ends: Vec<End>,
+    index: Map<EndKey, u32>,
+    /// Unpaired ends that received requests, by (their address, the peer's): where a
+    /// response's requester looks for its peer.
+    unpaired: Map<(Address, Address), Vec<u32>>,
+    pending: Map<(Address, u32), PendingReq>,
+    /// Established CM connections by (address, local comm ID) of each side.
+    comm: Map<(Address, u32), u32>,
+    max_ends: usize,
+    given_pmtu: Option<u32>,
+    next_order: u64,
+    clock: u64,
+    pub evicted: u64,
+}
+
+fn transport_of(opcode: u8) -> u8 {
+    opcode >> 5
+}
+
+pub fn transport_name(t: u8) -> &'static str {
+    match t {
+        0 => "rc",
+        1 => "uc",
+        5 => "xrc",
+        _ => "?",
+    }
+}
+
+fn pmtu_from_code(code: u8) -> Option<u32> {
+    (1..=5).contains(&code).then(|| 128u32 << code)
+}
+
+impl ConnectionTable {
+    pub fn new(max_flows: usize, given_pmtu: Option<u32>) -> Self {
+        ConnectionTable {
+            ends: Vec::new(),
+            index: Map::default(),
+            unpaired: Map::default(),
+            pending: Map::default(),
+            comm: Map::default(),
+            max_ends: max_flows.max(2),
+            given_pmtu: given_pmtu.filter(|&m| is_legal_pmtu(m)),
+            next_order: 0,
+            clock: 0,
+            evicted: 0,
+        }
+    }
+
+    pub fn ends(&self) -> &[End] {
+        &self.ends
+    }
+
+    /// The QPNs of the connection that `qpn` belongs to (itself included).
+    pub fn peer_qpns(&self, qpn: u32) -> impl Iterator<Item = u32> + '_ {
+        self.ends
+            .iter()
+            .filter(move |e| e.key.is_some_and(|k| k.qpn == qpn))
+            .filter_map(|e| e.peer)
+            .filter_map(|p| self.ends.get(p as usize)?.key.map(|k| k.qpn))
+    }
+
+    fn end_slot(&mut self, key: EndKey, at: FrameRef) -> usize {
+        if let Some(&slot) = self.index.get(&key) {
+            return slot as usize;
+        }
+        if self.ends.len() >= self.max_ends {
+            self.evict();
+        }
+        let slot = self.ends.len();
+        self.ends.push(End {
+            key: Some(key),
+            order: self.next_order,
+            first: at,
+            last: at,
+            ..End::default()
+        });
+        self.next_order += 1;
+        self.index.insert(key, slot as u32);
+        slot
+    }
+
+    /// Both ends, mutably.
+    fn two(&mut self, x: usize, y: usize) -> (&mut End, &mut End) {
+        debug_assert_ne!(x, y);
+        if x < y {
+            let (lo, hi) = self.ends.split_at_mut(y);
+            (&mut lo[x], &mut hi[0])
+        } else {
+            let (lo, hi) = self.ends.split_at_mut(x);
+            (&mut hi[0], &mut lo[y])
+        }
+    }
+
+    fn link(&mut self, a: usize, b: usize, by: PairedBy, candidates: u8) {
+        for (x, y) in [(a, b), (b, a)] {
+            if let Some(old) = self.ends[x].peer.filter(|&p| p as usize != y) {
+                // Re-paired (CM after a traffic guess): the old partner is alone again.
+                self.ends[old as usize].peer = None;
+                self.ends[old as usize].paired_by = PairedBy::Unpaired;
+            }
+            self.ends[x].peer = Some(y as u32);
+            self.ends[x].paired_by = by;
+            self.ends[x].candidates = candidates;
+            self.ends[x].is_a = x == a;
+            self.forget_unpaired(x);
+        }
+        // What one end learnt of the PMTU holds for both.
+        let pmtu = self.ends[a].pmtu.or(self.ends[b].pmtu);
+        let transport = self.ends[a].transport.max(self.ends[b].transport);
+        for x in [a, b] {
+            if self.ends[x].pmtu.is_none() {
+                self.ends[x].pmtu = pmtu;
+            }
+            self.ends[x].transport = transport;
+        }
+    }
+
+    fn forget_unpaired(&mut self, slot: usize) {
+        let Some(key) = self.ends[slot].key else {
+            return;
+        };
+        if let Some(list) = self.unpaired.get_mut(&(key.addr, key.peer)) {
+            list.retain(|&s| s as usize != slot);
+            if list.is_empty() {
+                self.unpaired.remove(&(key.addr, key.peer));
+            }
+        }
+    }
+
+    /// Feeds one packet with a BTH of a connected transport, or a CM MAD.
+    pub fn observe(&mut self, pkt: &Packet<'_>, role: Role, at: FrameRef) {
+        let Some(bth) = pkt.bth else { return };
+        // CNPs name the QP they slow down, whatever its transport.
+        if !opcode::is_connected(bth.opcode()) && role != Role::Cnp {
+            if pkt.mad.is_some() {
+                self.cm(pkt, at);
+            }
+            return;
+        }
+        let (Some(src), Some(dst)) = (pkt.src_addr(), pkt.dst_addr()) else {
+            return;
+        };
+        self.clock += 1;
+        let key = EndKey {
+            addr: dst,
+            qpn: bth.dest_qp(),
+            peer: src,
+        };
+        let slot = self.end_slot(key, at);
+        let clock = self.clock;
+        let end = &mut self.ends[slot];
+        end.last_activity = clock;
+        end.last = at;
+        match role {
+            Role::Request => self.request(slot, pkt, at),
+            Role::Response => self.response(slot, pkt, at),
+            Role::Cnp => self.cnp(slot, at),
+            Role::Unknown => {}
+        }
+    }
+
+    fn learn_pmtu(&mut self, slot: usize, payload: u32) {
+        if !is_legal_pmtu(payload) {
+            return;
+        }
+        let learnt = Some((payload, PathMtuSource::Flow(PmtuSource::Observed)));
+        let end = &mut self.ends[slot];
+        if matches!(end.pmtu, Some((_, PathMtuSource::Cm))) {
+            return;
+        }
+        end.pmtu = learnt;
+        if let Some(peer) = end.peer {
+            let peer = &mut self.ends[peer as usize];
+            if !matches!(peer.pmtu, Some((_, PathMtuSource::Cm))) {
+                peer.pmtu = learnt;
+            }
+        }
+    }
+
+    fn request(&mut self, slot: usize, pkt: &Packet<'_>, at: FrameRef) {
+        let Some(bth) = pkt.bth else { return };
+        let op = bth.opcode();
+        let payload = pkt.payload_len.unwrap_or(0);
+        if is_full_sized(op) {
+            self.learn_pmtu(slot, payload);
+        }
+        let ce = pkt.ecn_ce()
+            || pkt
+                .grh
+                .is_some_and(|g| pkt.ip.is_none() && g.tclass() & 3 == 3);
+        let given = self.given_pmtu;
+        let peer = self.ends[slot].peer;
+        let nak = peer.and_then(|p| self.ends[p as usize].rsp.last_nak);
+        let end = &mut self.ends[slot];
+        if end.transport == 0 {
+            end.transport = transport_of(op);
+        }
+        let read = opcode::is_read_request(op);
+        let atomic = matches!(op & 0x1f, 0x13 | 0x14);
+        let fetch_len = if read {
+            pkt.reth.map(|r| r.dma_len())
+        } else if atomic {
+            Some(8)
+        } else {
+            None
+        };
+        let consume = match fetch_len.filter(|_| read) {
+            Some(len) => {
+                let pmtu = given
+                    .map(|m| (m, PathMtuSource::Flow(PmtuSource::Given)))
+                    .or(end.pmtu);
+                match pmtu {
+                    Some((m, _)) => {
+                        let n = len.div_ceil(m).max(1);
+                        (n, n)
+                    }
+                    None => (len.div_ceil(4096).max(1), len.div_ceil(256).max(1)),
+                }
+            }
+            None => (1, 1),
+        };
+        let (verdict, _) = end.req.request(
+            RequestInfo {
+                psn: bth.psn(),
+                opcode: op,
+                payload,
+                ts: at.ts_ns,
+                consume,
+                fetch_len,
+                atomic,
+            },
+            end.cm_start_psn,
+            nak,
+        );
+        let into = true;
+        let history = &mut end.history;
+        match verdict {
+            Verdict::New => history.push(b'd', into, clock_of(at)),
+            Verdict::Gap => history.push(b'g', into, clock_of(at)),
+            Verdict::Retransmitted => history.push(b't', into, clock_of(at)),
+            Verdict::GoBackN => history.push(b'b', into, clock_of(at)),
+            Verdict::GoBack0 => history.push(b'z', into, clock_of(at)),
+        }
+        if ce {
+            end.req.ecn_ce += 1;
+            end.req.pending_ce_ts.get_or_insert(at.ts_ns.unwrap_or(0));
+            end.history.push(b'c', into, clock_of(at));
+        }
+        if bth.fecn() {
+            end.req.fecn += 1;
+        }
+        if bth.becn() {
+            end.req.becn += 1;
+        }
+        if peer.is_none()
+            && end.req.packets == 1
+            && let Some(key) = end.key
+        {
+            self.unpaired
+                .entry((key.addr, key.peer))
+                .or_default()
+                .push(slot as u32);
+        }
+        if matches!(verdict, Verdict::GoBackN | Verdict::GoBack0)
+            && let Some(peer) = peer
+        {
+            // A NAK explains one go-back; a later one without a new NAK is not its answer.
+            self.ends[peer as usize].rsp.last_nak = None;
+        }
+    }
+
+    fn response(&mut self, slot: usize, pkt: &Packet<'_>, at: FrameRef) {
+        let Some(bth) = pkt.bth else { return };
+        let op = bth.opcode();
+        let p = bth.psn();
+        let payload = pkt.payload_len.unwrap_or(0);
+        if is_full_sized(op) {
+            self.learn_pmtu(slot, payload);
+        }
+        if self.ends[slot].peer.is_none() {
+            self.pair_by_traffic(slot, p);
+        }
+        let end = &mut self.ends[slot];
+        if end.transport == 0 {
+            end.transport = transport_of(op);
+        }
+        end.rsp.packets += 1;
+        end.rsp.payload_bytes += u64::from(payload);
+        let mut nak = false;
+        // Events in a direction are told by the end whose requests it carries: here, this one.
+        let out = false;
+        if let Some(aeth) = pkt.aeth {
+            match aeth.decode() {
+                Syndrome::Nak(code) => {
+                    nak = true;
+                    end.rsp.nak(nak_index(code), p, at.ts_ns);
+                    end.history.push(b'n', out, clock_of(at));
+                }
+                Syndrome::RnrNak { .. } => {
+                    nak = true;
+                    end.rsp.rnr(p, at.ts_ns);
+                    end.history.push(b'r', out, clock_of(at));
+                }
+                _ => {}
+            }
+        }
+        if bth.fecn() {
+            end.rsp.fecn += 1;
+        }
+        if bth.becn() {
+            end.rsp.becn += 1;
+        }
+        let Some(peer) = end.peer else { return };
+        let (end, peer) = self.two(slot, peer as usize);
+        peer.req.touch_response(at.ts_ns, payload);
+        peer.req.acknowledge(p, op, at.ts_ns, nak, &mut end.rsp);
+    }
+
+    fn pair_by_traffic(&mut self, slot: usize, p: u32) {
+        let Some(key) = self.ends[slot].key else {
+            return;
+        };
+        // Requests from this end's address to the responder: their ends are (peer, addr).
+        let Some(list) = self.unpaired.get(&(key.peer, key.addr)) else {
+            return;
+        };
+        let mut best: Option<(u32, i32)> = None;
+        let mut candidates = 0u8;
+        for &other in list {
+            let seq = &self.ends[other as usize].req.seq;
+            if !seq.started || other as usize == slot {
+                continue;
+            }
+            let ahead = psn::diff(seq.highest, p);
+            let behind = psn::diff(p, seq.first_psn);
+            if ahead >= 0 && behind >= 0 {
+                candidates = candidates.saturating_add(1);
+                if best.is_none_or(|(_, d)| ahead < d) {
+                    best = Some((other, ahead));
+                }
+            }
+        }
+        if let Some((other, _)) = best {
+            // This end receives the responses: it belongs to the requester, A.
+            self.link(slot, other as usize, PairedBy::Traffic, candidates);
+        }
+    }
+
+    fn cnp(&mut self, slot: usize, at: FrameRef) {
+        // The CE marks a CNP answers are on the requests of the QP it slows down: its peer,
+        // or, before pairing, the one end that receives requests from this host, if alone.
+        let peer = self.ends[slot].peer.or_else(|| {
+            let key = self.ends[slot].key?;
+            match self.unpaired.get(&(key.peer, key.addr))?.as_slice() {
+                &[only] if only as usize != slot => Some(only),
+                _ => None,
+            }
+        });
+        let pending = peer.and_then(|p| self.ends[p as usize].req.pending_ce_ts.take());
+        let end = &mut self.ends[slot];
+        end.rsp.cnp(at.ts_ns, pending);
+        end.history.push(b'p', false, clock_of(at));
+    }
+
+    fn cm(&mut self, pkt: &Packet<'_>, at: FrameRef) {
+        let Some(cm) = pkt.mad.and_then(|m| m.cm()) else {
+            return;
+        };
+        let (Some(src), Some(dst)) = (pkt.src_addr(), pkt.dst_addr()) else {
+            return;
+        };
+        match cm.msg() {
+            CmMsg::Req => {
+                let (Some(lcid), Some(qpn), Some(start)) =
+                    (cm.local_comm_id(), cm.local_qpn(), cm.starting_psn())
+                else {
+                    return;
+                };
+                if self.pending.len() >= PENDING_CM {
+                    self.pending.clear();
+                }
+                let req = cm.req();
+                self.pending.insert(
+                    (src, lcid),
+                    PendingReq {
+                        active: src,
+                        active_qpn: qpn,
+                        passive: dst,
+                        passive_start: start,
+                        pmtu: req.and_then(|r| pmtu_from_code(r.path_mtu_code())),
+                        transport: req.map_or(0, |r| match r.transport_type() {
+                            1 => 1,
+                            3 => 5,
+                            _ => 0,
+                        }),
+                        at,
+                    },
+                );
+            }
+            CmMsg::Rep => {
+                let (Some(lcid), Some(rcid), Some(qpn), Some(start)) = (
+                    cm.local_comm_id(),
+                    cm.remote_comm_id(),
+                    cm.local_qpn(),
+                    cm.starting_psn(),
+                ) else {
+                    return;
+                };
+                let Some(req) = self.pending.remove(&(dst, rcid)) else {
+                    return;
+                };
+                if req.passive != src {
+                    return;
+                }
+                // End a receives from B; end b receives from A.
+                let a = self.end_slot(
+                    EndKey {
+                        addr: req.active,
+                        qpn: req.active_qpn,
+                        peer: src,
+                    },
+                    at,
+                );
+                let b = self.end_slot(
+                    EndKey {
+                        addr: src,
+                        qpn,
+                        peer: req.active,
+                    },
+                    at,
+                );
+                if a == b {
+                    return;
+                }
+                self.link(a, b, PairedBy::Cm, 1);
+                for (slot, start) in [(a, req.passive_start), (b, start)] {
+                    let end = &mut self.ends[slot];
+                    if req.at.file == end.first.file && req.at.frame < end.first.frame {
+                        end.first = req.at;
+                    }
+                    end.state = State::Connected;
+                    end.transport = req.transport;
+                    if !end.req.seq.started {
+                        end.cm_start_psn = Some(start);
+                    }
+                    if let Some(m) = req.pmtu.filter(|&m| is_legal_pmtu(m)) {
+                        end.pmtu = Some((m, PathMtuSource::Cm));
+                    }
+                }
+                self.ends[a].history.push(b'h', false, clock_of(at));
+                if self.comm.len() >= PENDING_CM {
+                    self.comm.clear();
+                }
+                self.comm.insert((req.active, rcid), a as u32);
+                self.comm.insert((src, lcid), b as u32);
+            }
+            CmMsg::Dreq | CmMsg::Drep => {
+                let Some(lcid) = cm.local_comm_id() else {
+                    return;
+                };
+                let Some(&slot) = self.comm.get(&(src, lcid)) else {
+                    return;
+                };
+                let slot = slot as usize;
+                let Some(end) = self.ends.get_mut(slot) else {
+                    return;
+                };
+                end.last = at;
+                if end.state != State::Disconnected {
+                    end.state = State::Disconnected;
+                    end.history.push(b'x', false, clock_of(at));
+                    if let Some(peer) = end.peer {
+                        self.ends[peer as usize].state = State::Disconnected;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Drops the least recently active eighth of the ends, as the flow table does, and
+    /// renumbers what points at the rest.
+    fn evict(&mut self) {
+        let mut ages: Vec<u64> = self.ends.iter().map(|e| e.last_activity).collect();
+        let cut = (ages.len() / 8).max(1);
+        let (_, threshold, _) = ages.select_nth_unstable(cut - 1);
+        let threshold = *threshold;
+        let mut renumber = vec![u32::MAX; self.ends.len()];
+        let mut next = 0u32;
+        for (old, end) in self.ends.iter().enumerate() {
+            if end.last_activity > threshold {
+                renumber[old] = next;
+                next += 1;
+            }
+        }
+        let before = self.ends.len();
+        self.ends.retain(|e| e.last_activity > threshold);
+        self.evicted += (before - self.ends.len()) as u64;
+        let map = |old: u32| {
+            renumber
+                .get(old as usize)
+                .copied()
+                .filter(|&n| n != u32::MAX)
+        };
+        for end in &mut self.ends {
+            end.peer = end.peer.and_then(map);
+            if end.peer.is_none() && end.paired_by != PairedBy::Unpaired {
+                end.paired_by = PairedBy::Unpaired;
+            }
+        }
+        self.index.clear();
+        for (slot, end) in self.ends.iter().enumerate() {
+            if let Some(key) = end.key {
+                self.index.insert(key, slot as u32);
+            }
+        }
+        for list in self.unpaired.values_mut() {
+            list.retain_mut(|s| match map(*s) {
+                Some(n) => {
+                    *s = n;
+                    true
+                }
+                None => false,
+            });
+        }
+        self.unpaired.retain(|_, list| !list.is_empty());
+        self.comm.retain(|_, s| match map(*s) {
+            Some(n) => {
+                *s = n;
+                true
+            }
+            None => false,
+        });
+    }
+}
+
+fn nak_index(code: NakCode) -> usize {
+    match code {
+        NakCode::PsnSequenceError => 0,
+        NakCode::InvalidRequest => 1,
+        NakCode::RemoteAccessError => 2,
+        NakCode::RemoteOperationalError => 3,
+        NakCode::InvalidRdRequest => 4,
+        NakCode::Reserved(_) => 5,
+    }
+}
+
+/// Events are ordered by file and frame number, which is capture order within a file.
+fn clock_of(at: FrameRef) -> u64 {
+    at.ts_ns.unwrap_or(at.frame)
+}
+
+/// Bytes one connection (two ends) costs, sketches with samples included, plus index.
+pub fn bytes_per_connection() -> usize {
+    let end = std::mem::size_of::<End>();
+    let index = (std::mem::size_of::<(EndKey, u32)>() + 1) * 8 / 7;
+    // Sketches allocate their buckets at their first sample: message sizes, RTT and READ
+    // latency are the ones nearly every connection fills.
+    let sketches = 4 * super::sketch::bytes_per_sketch();
+    2 * (end + index + sketches)
+}

@@ -1,0 +1,355 @@
+//! Connections as report rows: each pairs A's end with B's, and splits the traffic into
+//! `a_to_b` (A's requests and B's responses to them) and `b_to_a`.
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+use super::super::flows::FrameRef;
+use super::super::sketch::Sketch;
+use super::direction::{NAK_CODES, OPS, Requests, Responses};
+use super::{ConnectionTable, End, PairedBy, State, history, transport_name};
+use crate::dissect::Address;
+
+static NO_REQUESTS: std::sync::LazyLock<Requests> = std::sync::LazyLock::new(Requests::default);
+static NO_RESPONSES: std::sync::LazyLock<Responses> = std::sync::LazyLock::new(Responses::default);
+
+/// One connection, borrowed from the table.
+#[derive(Clone, Copy)]
+pub struct Connection<'a> {
+    /// A's end (what B sends to A), when A's QPN is known.
+    pub a_end: Option<&'a End>,
+    /// B's end (what A sends to B).
+    pub b_end: Option<&'a End>,
+    pub a_addr: Address,
+    pub a_qpn: Option<u32>,
+    pub b_addr: Address,
+    pub b_qpn: Option<u32>,
+}
+
+/// One direction: the requests that arrived at one end, the responses at the other.
+#[derive(Clone, Copy)]
+pub struct Direction<'a> {
+    pub req: &'a Requests,
+    pub rsp: &'a Responses,
+}
+
+impl ConnectionTable {
+    /// Every connection, in order of first appearance of either end.
+    pub fn connections(&self) -> impl Iterator<Item = Connection<'_>> + '_ {
+        let ends = self.ends();
+        ends.iter().enumerate().filter_map(move |(i, end)| {
+            let key = end.key?;
+            match end.peer {
+                Some(p) if (p as usize) < i => None,
+                Some(p) => {
+                    let other = ends.get(p as usize)?;
+                    let other_key = other.key?;
+                    let (a, b, ak, bk) = if end.is_a {
+                        (end, other, key, other_key)
+                    } else {
+                        (other, end, other_key, key)
+                    };
+                    Some(Connection {
+                        a_end: Some(a),
+                        b_end: Some(b),
+                        a_addr: ak.addr,
+                        a_qpn: Some(ak.qpn),
+                        b_addr: bk.addr,
+                        b_qpn: Some(bk.qpn),
+                    })
+                }
+                // Alone, the end is B's: A sent it requests (or answered its requests)
+                // from a QPN the packets do not carry.
+                None => Some(Connection {
+                    a_end: None,
+                    b_end: Some(end),
+                    a_addr: key.peer,
+                    a_qpn: None,
+                    b_addr: key.addr,
+                    b_qpn: Some(key.qpn),
+                }),
+            }
+        })
+    }
+}
+
+impl<'a> Connection<'a> {
+    fn ends(&self) -> impl Iterator<Item = &'a End> {
+        self.a_end.into_iter().chain(self.b_end)
+    }
+
+    fn main_end(&self) -> &'a End {
+        self.b_end.or(self.a_end).expect("a connection has an end")
+    }
+
+    pub fn a_to_b(&self) -> Direction<'a> {
+        Direction {
+            req: self.b_end.map_or(&*NO_REQUESTS, |e| &e.req),
+            rsp: self.a_end.map_or(&*NO_RESPONSES, |e| &e.rsp),
+        }
+    }
+
+    pub fn b_to_a(&self) -> Direction<'a> {
+        match (self.a_end, self.b_end) {
+            (Some(a), Some(b)) => Direction {
+                req: &a.req,
+                rsp: &b.rsp,
+            },
+            // Unpaired: B's end holds A's answers to B's requests.
+            (None, Some(b)) => Direction {
+                req: &NO_REQUESTS,
+                rsp: &b.rsp,
+            },
+            _ => Direction {
+                req: &NO_REQUESTS,
+                rsp: &NO_RESPONSES,
+            },
+        }
+    }
+
+    pub fn paired_by(&self) -> PairedBy {
+        self.main_end().paired_by
+    }
+
+    pub fn transport(&self) -> &'static str {
+        transport_name(self.main_end().transport)
+    }
+
+    pub fn state(&self) -> State {
+        self.main_end().state
+    }
+
+    pub fn path_mtu(&self) -> Option<(u32, &'static str)> {
+        self.ends()
+            .filter_map(|e| e.pmtu)
+            .next()
+            .map(|(m, s)| (m, s.name()))
+    }
+
+    pub fn first(&self) -> FrameRef {
+        self.ends()
+            .map(|e| e.first)
+            .min_by_key(|f| (f.ts_ns, f.file, f.frame))
+            .unwrap_or_default()
+    }
+
+    pub fn last(&self) -> FrameRef {
+        self.ends()
+            .map(|e| e.last)
+            .max_by_key(|f| (f.ts_ns, f.file, f.frame))
+            .unwrap_or_default()
+    }
+
+    pub fn history(&self) -> String {
+        match (self.a_end, self.b_end) {
+            (Some(a), b) => history::render(&a.history, b.map(|b| &b.history)),
+            (None, Some(b)) => {
+                // B's end alone: its "into" events are A's direction.
+                let mut swapped = super::History::default();
+                for (clock, letter, into) in b.history.events() {
+                    swapped.push(letter, !into, clock);
+                }
+                swapped.dropped = b.history.dropped;
+                history::render(&swapped, None)
+            }
+            (None, None) => String::new(),
+        }
+    }
+
+    pub fn candidates(&self) -> u8 {
+        self.main_end().candidates
+    }
+}
+
+impl Direction<'_> {
+    pub fn messages(&self) -> u64 {
+        self.req.messages.iter().map(|&n| u64::from(n)).sum()
+    }
+    pub fn naks(&self) -> u64 {
+        self.rsp.naks.iter().map(|&n| u64::from(n)).sum()
+    }
+}
+
+/// `{samples, min, p50, p99, max}`, or fewer keys for the rarer measures.
+struct Summary<'a> {
+    sketch: &'a Sketch,
+    keys: &'static [&'static str],
+}
+
+const FULL: &[&str] = &["samples", "min", "p50", "p99", "max"];
+const MIN_P50_MAX: &[&str] = &["samples", "min", "p50", "max"];
+const MIN_P50: &[&str] = &["samples", "min", "p50"];
+
+impl Serialize for Summary<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let s = self.sketch;
+        let mut map = serializer.serialize_map(None)?;
+        for &key in self.keys {
+            match key {
+                "samples" => map.serialize_entry(key, &s.count())?,
+                "min" => map.serialize_entry(key, &s.min())?,
+                "p50" => map.serialize_entry(key, &s.quantile(0.5))?,
+                "p99" => map.serialize_entry(key, &s.quantile(0.99))?,
+                _ => map.serialize_entry(key, &s.max())?,
+            }
+        }
+        map.end()
+    }
+}
+
+fn summary<'a>(sketch: &'a Sketch, keys: &'static [&'static str]) -> Summary<'a> {
+    Summary { sketch, keys }
+}
+
+struct Counts<'a, const N: usize>(&'a [u32; N], &'static [&'static str; N]);
+
+impl<const N: usize> Serialize for Counts<'_, N> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (name, &n) in self.1.iter().zip(self.0) {
+            if n > 0 {
+                map.serialize_entry(name, &n)?;
+            }
+        }
+        map.end()
+    }
+}
+
+impl Serialize for Direction<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (q, r) = (self.req, self.rsp);
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("packets", &(q.packets + r.packets))?;
+        map.serialize_entry("payload_bytes", &(q.payload_bytes + r.payload_bytes))?;
+        map.serialize_entry("messages", &Counts(&q.messages, &OPS))?;
+        map.serialize_entry(
+            "message_bytes",
+            &summary(&q.message_bytes, &["min", "p50", "p99", "max"]),
+        )?;
+        map.serialize_entry("first_ts_ns", &q.first_ts)?;
+        map.serialize_entry("last_ts_ns", &q.last_ts)?;
+        map.serialize_entry("active_ns", &q.active_ns)?;
+        map.serialize_entry("goodput_bps", &q.goodput_bps())?;
+        map.serialize_entry("rtt_ns", &summary(&r.rtt, FULL))?;
+        map.serialize_entry(
+            "read_latency_ns",
+            &ReadLatency {
+                first: &r.read_first,
+                last: &r.read_last,
+            },
+        )?;
+        map.serialize_entry("atomic_latency_ns", &summary(&r.atomic, FULL))?;
+        map.serialize_entry("psn_gaps", &q.psn_gaps)?;
+        map.serialize_entry("missing_psns", &q.missing_psns)?;
+        map.serialize_entry("retransmitted", &q.retransmitted)?;
+        map.serialize_entry("go_back_n", &q.go_back_n)?;
+        map.serialize_entry("go_back_0", &q.go_back_0)?;
+        map.serialize_entry("naks", &Counts(&r.naks, &NAK_CODES))?;
+        map.serialize_entry("rnr_naks", &r.rnr_naks)?;
+        map.serialize_entry("nak_to_retx_ns", &summary(&q.nak_to_retx, MIN_P50_MAX))?;
+        map.serialize_entry("max_outstanding_psns", &q.max_outstanding_psns)?;
+        map.serialize_entry("ecn_ce", &q.ecn_ce)?;
+        map.serialize_entry("fecn", &(q.fecn + r.fecn))?;
+        map.serialize_entry("becn", &(q.becn + r.becn))?;
+        map.serialize_entry("cnps", &r.cnps)?;
+        map.serialize_entry("cnp_interval_ns", &summary(&r.cnp_interval, MIN_P50))?;
+        map.serialize_entry("ce_to_cnp_ns", &summary(&r.ce_to_cnp, MIN_P50_MAX))?;
+        map.end()
+    }
+}
+
+struct ReadLatency<'a> {
+    first: &'a Sketch,
+    last: &'a Sketch,
+}
+
+impl Serialize for ReadLatency<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("first", &summary(self.first, FULL))?;
+        map.serialize_entry("last", &summary(self.last, FULL))?;
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct EndId {
+    addr: String,
+    qpn: Option<u32>,
+}
+
+/// A connection as the JSON `connections` array writes it; `files` names the input of
+/// the first and last frames when there are several.
+pub struct ConnectionRow<'a> {
+    pub conn: Connection<'a>,
+    pub file_names: Option<(&'a str, &'a str)>,
+}
+
+impl Serialize for ConnectionRow<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let c = &self.conn;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("transport", c.transport())?;
+        map.serialize_entry(
+            "a",
+            &EndId {
+                addr: c.a_addr.to_string(),
+                qpn: c.a_qpn,
+            },
+        )?;
+        map.serialize_entry(
+            "b",
+            &EndId {
+                addr: c.b_addr.to_string(),
+                qpn: c.b_qpn,
+            },
+        )?;
+        map.serialize_entry("paired_by", c.paired_by().name())?;
+        if c.paired_by() == PairedBy::Traffic {
+            map.serialize_entry("pairing_candidates", &c.candidates())?;
+        }
+        let pmtu = c.path_mtu();
+        map.serialize_entry("path_mtu", &pmtu.map(|p| p.0))?;
+        map.serialize_entry("path_mtu_source", &pmtu.map(|p| p.1))?;
+        map.serialize_entry("state", c.state().name())?;
+        map.serialize_entry("first_frame", &c.first().frame)?;
+        map.serialize_entry("last_frame", &c.last().frame)?;
+        if let Some((first, last)) = self.file_names {
+            map.serialize_entry("first_file", first)?;
+            map.serialize_entry("last_file", last)?;
+        }
+        map.serialize_entry("history", &c.history())?;
+        map.serialize_entry("a_to_b", &c.a_to_b())?;
+        map.serialize_entry("b_to_a", &c.b_to_a())?;
+        map.end()
+    }
+}
+
+/// Every connection, as the report's `connections` array.
+pub struct Connections<'a> {
+    pub table: &'a ConnectionTable,
+    pub files: super::super::model::Files<'a>,
+}
+
+impl<'a> Connections<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = ConnectionRow<'a>> + '_ {
+        let files = self.files;
+        self.table.connections().map(move |conn| {
+            let file_names = files
+                .name(conn.first().file)
+                .zip(files.name(conn.last().file));
+            ConnectionRow { conn, file_names }
+        })
+    }
+}
+
+impl Serialize for Connections<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(None)?;
+        for row in self.iter() {
+            seq.serialize_element(&row)?;
+        }
+        seq.end()
+    }
+}

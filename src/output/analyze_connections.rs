@@ -1,0 +1,158 @@
+//! The connection table that leads the `analyze` report: one row per QP connection.
+//! Addresses are shortened by the prefix all of them share, never cut mid-way, so that a
+//! row fits 100 columns.
+
+use std::fmt::Write;
+
+use comfy_table::Cell;
+
+use super::analyze_text::{Style, flagged, number, table};
+use crate::analyze::connections::{Connection, PairedBy};
+use crate::analyze::model::Report;
+
+/// Connections listed; the JSON has them all.
+const SHOWN: usize = 40;
+
+/// History letters shown before the rest is elided.
+const HISTORY_SHOWN: usize = 16;
+
+pub fn render(out: &mut String, report: &Report<'_>, style: Style) {
+    let all: Vec<Connection<'_>> = report.connections.table.connections().collect();
+    if all.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nConnections ({})", all.len());
+    let names: Vec<String> = all
+        .iter()
+        .flat_map(|c| [c.a_addr.to_string(), c.b_addr.to_string()])
+        .collect();
+    let prefix = common_prefix(&names);
+    if !prefix.is_empty() {
+        let _ = writeln!(out, "  addresses shortened: {prefix}x shown as .x or :x");
+    }
+    let short = |name: String| match name.strip_prefix(prefix.as_str()) {
+        Some(rest) if !prefix.is_empty() => {
+            format!("{}{rest}", &prefix[prefix.len() - 1..])
+        }
+        _ => name,
+    };
+    let mut t = table(
+        style,
+        &[
+            "connection",
+            "tr",
+            "pairing",
+            "msgs",
+            "goodput",
+            "rtt us p50/p99",
+            "retx",
+            "gbn",
+            "nak",
+            "cnp",
+            "history",
+        ],
+    );
+    for c in all.iter().take(SHOWN) {
+        let qpn = |q: Option<u32>| q.map_or("?".to_string(), |q| format!("{q:#x}"));
+        let (ab, ba) = (c.a_to_b(), c.b_to_a());
+        let goodput = match (ab.req.goodput_bps(), ba.req.goodput_bps()) {
+            (None, None) => "-".to_string(),
+            (x, y) => si(x.unwrap_or(0) + y.unwrap_or(0)),
+        };
+        let rtt = [ab, ba]
+            .into_iter()
+            .map(|d| &d.rsp.rtt)
+            .find(|s| s.count() > 0)
+            .map_or("-".to_string(), |s| {
+                format!(
+                    "{}/{}",
+                    micros(s.quantile(0.5).unwrap_or(0)),
+                    micros(s.quantile(0.99).unwrap_or(0))
+                )
+            });
+        let mut history = c.history();
+        if history.chars().count() > HISTORY_SHOWN {
+            history = history.chars().take(HISTORY_SHOWN - 1).collect::<String>() + "…";
+        }
+        let pairing = match c.paired_by() {
+            PairedBy::Traffic if c.candidates() > 1 => format!("traffic?{}", c.candidates()),
+            other => other.name().to_string(),
+        };
+        t.add_row(vec![
+            Cell::new(format!(
+                "{}:{} ↔ {}:{}",
+                short(c.a_addr.to_string()),
+                qpn(c.a_qpn),
+                short(c.b_addr.to_string()),
+                qpn(c.b_qpn)
+            )),
+            Cell::new(c.transport()),
+            Cell::new(pairing),
+            number(ab.messages() + ba.messages()),
+            Cell::new(goodput).set_alignment(comfy_table::CellAlignment::Right),
+            Cell::new(rtt).set_alignment(comfy_table::CellAlignment::Right),
+            flagged(
+                u64::from(ab.req.retransmitted) + u64::from(ba.req.retransmitted),
+                style,
+            ),
+            flagged(
+                u64::from(ab.req.go_back_n) + u64::from(ba.req.go_back_n),
+                style,
+            ),
+            flagged(ab.naks() + ba.naks(), style),
+            number(ab.rsp.cnps + ba.rsp.cnps),
+            Cell::new(history),
+        ]);
+    }
+    let _ = writeln!(out, "{}", t.trim_fmt());
+    if all.len() > SHOWN {
+        let _ = writeln!(
+            out,
+            "  ... {} more connections not shown (see --json)",
+            all.len() - SHOWN
+        );
+    }
+}
+
+/// The leading groups (up to and including a separator) that every address shares, as
+/// long as each keeps at least one group of its own.
+fn common_prefix(names: &[String]) -> String {
+    let Some(first) = names.first() else {
+        return String::new();
+    };
+    if names.len() < 2 || first.starts_with("lid") {
+        return String::new();
+    }
+    let mut cut = 0;
+    for (i, ch) in first.char_indices() {
+        if ch == '.' || ch == ':' {
+            let candidate = &first[..=i];
+            if names
+                .iter()
+                .all(|n| n.starts_with(candidate) && n.len() > candidate.len())
+            {
+                cut = i + 1;
+            } else {
+                break;
+            }
+        }
+    }
+    first[..cut].to_string()
+}
+
+fn si(bps: u64) -> String {
+    let v = bps as f64;
+    if v >= 1e9 {
+        format!("{:.1}G", v / 1e9)
+    } else if v >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{bps}")
+    }
+}
+
+fn micros(ns: u64) -> String {
+    format!("{:.1}", ns as f64 / 1000.0)
+}
