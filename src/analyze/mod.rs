@@ -298,7 +298,7 @@ impl Analyzer {
             if pkt.ecn_ce() {
                 self.first_ce.get_or_insert((at, key));
             }
-            self.connections.observe(pkt, key.role, at);
+            self.connections.observe(pkt, &key, at);
             self.flows.observe(pkt, key, at, &mut self.anomalies);
         }
         if pkt.pfc.is_some() || pkt.pause.is_some() {

@@ -1,12 +1,12 @@
 //! A fixed-size percentile sketch: log-linear buckets (DDSketch-like) kept as a small sparse
 //! array. No sample is stored, so a connection's memory does not grow with its traffic.
 //!
-//! Bucket `i` holds values in `(γ^(i-1), γ^i]` with γ = 1.02, so any value in it is within 1%
-//! of the bucket's geometric middle. When more than [`SLOTS`] distinct buckets are needed,
+//! Buckets are log-linear (as HdrHistogram's): each power of two is cut into 64 equal
+//! buckets, so any value is within 0.8% of its bucket's middle. When more than [`SLOTS`] distinct buckets are needed,
 //! neighbouring buckets are merged (the index is halved), which doubles the relative error:
-//! the error stays ≤1% while the samples span fewer than `SLOTS` buckets (a factor of
-//! 1.02^64 ≈ 3.5 between the smallest and largest), ≤2% up to a factor of 12, ≤4% up to
-//! 158, and so on. Exact `min` and `max` are kept beside the
+//! the error stays ≤1% while the samples span fewer than `SLOTS` buckets (a factor of 2
+//! between the smallest and largest), ≤1.6% up to a factor of 4, ≤3.2% up to 16, and so
+//! on; values below 64 are exact until the first merge. Exact `min` and `max` are kept beside the
 //! buckets and clamp every estimate, so constant samples come out exact.
 //!
 //! Memory: [`Sketch`] is 32 bytes inline; the first sample allocates the bucket array once,
@@ -14,9 +14,6 @@
 
 /// Distinct buckets kept before neighbours are merged.
 pub const SLOTS: usize = 64;
-
-/// ln(1.02): bucket width in log space at full resolution.
-const LN_GAMMA: f64 = 0.019_802_627_296_179_712;
 
 #[derive(Debug, Clone, Default)]
 pub struct Sketch {
@@ -31,7 +28,7 @@ pub struct Sketch {
 #[derive(Debug, Clone)]
 struct Buckets {
     used: u8,
-    index: [i16; SLOTS],
+    index: [u16; SLOTS],
     count: [u32; SLOTS],
 }
 
@@ -40,24 +37,37 @@ pub const fn bytes_per_sketch() -> usize {
     std::mem::size_of::<Sketch>() + std::mem::size_of::<Buckets>()
 }
 
-/// Below every value's bucket: ln(2^64) / ln(1.02) is about 2240.
-const ZERO: i16 = -4096;
+/// Sub-buckets per power of two: a bucket spans at most 1/64 of its lower bound, so its
+/// middle is within 1/128 (0.8%) of any value in it.
+const SUB_BITS: u32 = 6;
+const SUB: u64 = 1 << SUB_BITS;
 
-fn bucket_of(value: u64, shift: u8) -> i16 {
-    if value == 0 {
-        return ZERO >> shift;
-    }
-    ((value as f64).ln() / LN_GAMMA).ceil() as i16 >> shift
+/// Values below 64 have a bucket each; above, the power of two and the next six bits.
+fn bucket_of(value: u64, shift: u8) -> u16 {
+    let index = if value < SUB {
+        value as u16
+    } else {
+        let octave = 63 - value.leading_zeros();
+        let sub = (value >> (octave - SUB_BITS)) & (SUB - 1);
+        ((octave - SUB_BITS + 1) as u16) << SUB_BITS | sub as u16
+    };
+    index >> shift
 }
 
-fn middle_of(bucket: i16, shift: u8) -> f64 {
-    if bucket == ZERO >> shift {
-        return 0.0;
+/// The smallest value of full-resolution bucket `index` (the one past the last is 2^64).
+fn low_of(index: u32) -> u128 {
+    if u64::from(index) < SUB {
+        return u128::from(index);
     }
-    // The bucket spans log indexes (bucket << shift - 1, (bucket + 1) << shift - 1].
-    let lo = f64::from(bucket) * f64::from(1u32 << shift) - 1.0;
-    let hi = (f64::from(bucket) + 1.0) * f64::from(1u32 << shift) - 1.0;
-    ((lo + hi) / 2.0 * LN_GAMMA).exp()
+    let octave = (index >> SUB_BITS) + SUB_BITS - 1;
+    let sub = u128::from(index) & u128::from(SUB - 1);
+    (u128::from(SUB) + sub) << (octave - SUB_BITS)
+}
+
+fn middle_of(bucket: u16, shift: u8) -> u64 {
+    let lo = low_of(u32::from(bucket) << shift);
+    let hi = low_of((u32::from(bucket) + 1) << shift) - 1;
+    u64::try_from(lo + (hi - lo) / 2).unwrap_or(u64::MAX)
 }
 
 impl Sketch {
@@ -111,7 +121,7 @@ impl Sketch {
     pub fn quantile(&self, q: f64) -> Option<u64> {
         let buckets = self.buckets.as_ref().filter(|_| self.count > 0)?;
         let used = usize::from(buckets.used);
-        let mut sorted = [(0i16, 0u32); SLOTS];
+        let mut sorted = [(0u16, 0u32); SLOTS];
         for (slot, (&index, &count)) in sorted
             .iter_mut()
             .zip(buckets.index.iter().zip(&buckets.count))
@@ -132,7 +142,7 @@ impl Sketch {
                 if index == bucket_of(self.max, self.shift) {
                     return Some(self.max);
                 }
-                let estimate = middle_of(index, self.shift).round() as u64;
+                let estimate = middle_of(index, self.shift);
                 return Some(estimate.clamp(self.min, self.max));
             }
         }
@@ -186,18 +196,30 @@ mod tests {
 
     #[test]
     fn wide_ranges_coarsen_within_bounds() {
-        // A factor of 100 needs 233 buckets at 1%: merged twice, so within 4%.
+        // A factor of 100 spans 7 octaves, 448 buckets: merged three times, within 6.4%.
         let mut s = Sketch::default();
         for v in 1000..=100_000u64 {
             s.add(v);
         }
         let p50 = s.quantile(0.5).unwrap() as f64;
         let p99 = s.quantile(0.99).unwrap() as f64;
-        assert!((p50 - 50_500.0).abs() / 50_500.0 < 0.04, "{p50}");
-        assert!((p99 - 99_010.0).abs() / 99_010.0 < 0.04, "{p99}");
+        assert!((p50 - 50_500.0).abs() / 50_500.0 < 0.064, "{p50}");
+        assert!((p99 - 99_010.0).abs() / 99_010.0 < 0.064, "{p99}");
         assert!(s.buckets.as_ref().unwrap().used as usize <= SLOTS);
         s.add(0);
         assert_eq!(s.quantile(0.0), Some(0));
+    }
+
+    #[test]
+    fn buckets_are_monotonic_and_tight() {
+        let mut last = 0;
+        for v in [0u64, 1, 63, 64, 65, 127, 128, 1000, 7000, 1 << 40, u64::MAX] {
+            let b = bucket_of(v, 0);
+            assert!(b >= last);
+            last = b;
+            let mid = middle_of(b, 0) as f64;
+            assert!((mid - v as f64).abs() <= v as f64 / 100.0, "{v} {mid}");
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub use direction::{
 pub use history::History;
 pub use report::{Connection, ConnectionRow, Connections, Direction};
 
-use super::flows::{FrameRef, PmtuSource};
+use super::flows::{FlowKey, FrameRef, PmtuSource};
 use super::psn;
 use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
@@ -110,9 +110,41 @@ struct PendingReq {
     at: FrameRef,
 }
 
+/// An [`EndKey`] as integers: hashing two `Address` enums field by field cost more than
+/// the rest of a packet's connection bookkeeping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct PackedKey {
+    addr: u128,
+    peer: u128,
+    qpn: u32,
+    kinds: u8,
+}
+
+fn pack(address: Address) -> (u128, u8) {
+    match address {
+        Address::Ip(std::net::IpAddr::V4(ip)) => (u128::from(u32::from(ip)), 0),
+        Address::Ip(std::net::IpAddr::V6(ip)) => (u128::from(ip), 1),
+        Address::Gid(gid) => (u128::from(gid), 2),
+        Address::Lid(lid) => (u128::from(lid), 3),
+    }
+}
+
+impl From<EndKey> for PackedKey {
+    fn from(key: EndKey) -> Self {
+        let (addr, a) = pack(key.addr);
+        let (peer, p) = pack(key.peer);
+        PackedKey {
+            addr,
+            peer,
+            qpn: key.qpn,
+            kinds: a << 4 | p,
+        }
+    }
+}
+
 pub struct ConnectionTable {
     ends: Vec<End>,
-    index: Map<EndKey, u32>,
+    index: Map<PackedKey, u32>,
     /// Unpaired ends that received requests, by (their address, the peer's): where a
     /// response's requester looks for its peer.
     unpaired: Map<(Address, Address), Vec<u32>>,
@@ -173,7 +205,7 @@ impl ConnectionTable {
     }
 
     fn end_slot(&mut self, key: EndKey, at: FrameRef) -> usize {
-        if let Some(&slot) = self.index.get(&key) {
+        if let Some(&slot) = self.index.get(&PackedKey::from(key)) {
             return slot as usize;
         }
         if self.ends.len() >= self.max_ends {
@@ -188,7 +220,7 @@ impl ConnectionTable {
             ..End::default()
         });
         self.next_order += 1;
-        self.index.insert(key, slot as u32);
+        self.index.insert(key.into(), slot as u32);
         slot
     }
 
@@ -241,8 +273,9 @@ impl ConnectionTable {
     }
 
     /// Feeds one packet with a BTH of a connected transport, or a CM MAD.
-    pub fn observe(&mut self, pkt: &Packet<'_>, role: Role, at: FrameRef) {
+    pub fn observe(&mut self, pkt: &Packet<'_>, flow: &FlowKey, at: FrameRef) {
         let Some(bth) = pkt.bth else { return };
+        let role = flow.role;
         // CNPs name the QP they slow down, whatever its transport.
         if !opcode::is_connected(bth.opcode()) && role != Role::Cnp {
             if pkt.mad.is_some() {
@@ -250,14 +283,11 @@ impl ConnectionTable {
             }
             return;
         }
-        let (Some(src), Some(dst)) = (pkt.src_addr(), pkt.dst_addr()) else {
-            return;
-        };
         self.clock += 1;
         let key = EndKey {
-            addr: dst,
-            qpn: bth.dest_qp(),
-            peer: src,
+            addr: flow.dst,
+            qpn: flow.dest_qp,
+            peer: flow.src,
         };
         let slot = self.end_slot(key, at);
         let clock = self.clock;
@@ -624,7 +654,7 @@ impl ConnectionTable {
         self.index.clear();
         for (slot, end) in self.ends.iter().enumerate() {
             if let Some(key) = end.key {
-                self.index.insert(key, slot as u32);
+                self.index.insert(key.into(), slot as u32);
             }
         }
         for list in self.unpaired.values_mut() {

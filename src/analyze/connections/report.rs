@@ -183,7 +183,10 @@ const MIN_P50: &[&str] = &["samples", "min", "p50"];
 impl Serialize for Summary<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let s = self.sketch;
-        let mut map = serializer.serialize_map(None)?;
+        if s.count() == 0 {
+            return serializer.serialize_none();
+        }
+        let mut map = serializer.serialize_map(Some(self.keys.len()))?;
         for &key in self.keys {
             match key {
                 "samples" => map.serialize_entry(key, &s.count())?,
@@ -218,6 +221,10 @@ impl<const N: usize> Serialize for Counts<'_, N> {
 impl Serialize for Direction<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let (q, r) = (self.req, self.rsp);
+        if q.packets + r.packets == 0 {
+            // Nothing seen this way (or the far end's QPN is unknown): no numbers to give.
+            return serializer.serialize_none();
+        }
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("packets", &(q.packets + r.packets))?;
         map.serialize_entry("payload_bytes", &(q.payload_bytes + r.payload_bytes))?;
