@@ -17,7 +17,7 @@ pub use report::{Connection, ConnectionRow, Connections, Direction};
 
 use super::flows::{FlowKey, FrameRef, PmtuSource};
 use super::psn;
-use crate::dissect::{Address, Packet};
+use crate::dissect::{Address, Kind, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
 use crate::wire::mad::cm::CmMsg;
 use crate::wire::opcode::{self, Role};
@@ -217,6 +217,9 @@ impl ConnectionTable {
             order: self.next_order,
             first: at,
             last: at,
+            pmtu: self
+                .given_pmtu
+                .map(|m| (m, PathMtuSource::Flow(PmtuSource::Given))),
             ..End::default()
         });
         self.next_order += 1;
@@ -307,14 +310,24 @@ impl ConnectionTable {
             return;
         }
         let learnt = Some((payload, PathMtuSource::Flow(PmtuSource::Observed)));
+        // What CM or the user said stands; what packets show only fills in.
+        let settled = |pmtu: Option<(u32, PathMtuSource)>| {
+            matches!(
+                pmtu,
+                Some((
+                    _,
+                    PathMtuSource::Cm | PathMtuSource::Flow(PmtuSource::Given)
+                ))
+            )
+        };
         let end = &mut self.ends[slot];
-        if matches!(end.pmtu, Some((_, PathMtuSource::Cm))) {
+        if settled(end.pmtu) {
             return;
         }
         end.pmtu = learnt;
         if let Some(peer) = end.peer {
             let peer = &mut self.ends[peer as usize];
-            if !matches!(peer.pmtu, Some((_, PathMtuSource::Cm))) {
+            if !settled(peer.pmtu) {
                 peer.pmtu = learnt;
             }
         }
@@ -327,10 +340,9 @@ impl ConnectionTable {
         if is_full_sized(op) {
             self.learn_pmtu(slot, payload);
         }
+        // RoCE v1 carries ECN in the GRH traffic class, as IP does in its TOS byte.
         let ce = pkt.ecn_ce()
-            || pkt
-                .grh
-                .is_some_and(|g| pkt.ip.is_none() && g.tclass() & 3 == 3);
+            || (pkt.kind == Kind::RoceV1 && pkt.grh.is_some_and(|g| g.tclass() & 3 == 3));
         let given = self.given_pmtu;
         let peer = self.ends[slot].peer;
         let nak = peer.and_then(|p| self.ends[p as usize].rsp.last_nak);
