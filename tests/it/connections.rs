@@ -39,6 +39,9 @@ const DIRECTION_KEYS: &[&str] = &[
     "naks",
     "nak_to_retx_ns",
     "max_outstanding_psns",
+    "ecn_ce",
+    "fecn",
+    "becn",
 ];
 
 fn analyze(path: &str) -> Value {
