@@ -568,14 +568,12 @@ impl ConnectionTable {
                     return;
                 }
                 // End a receives from B; end b receives from A.
-                let a = self.end_slot(
-                    EndKey {
-                        addr: req.active,
-                        qpn: req.active_qpn,
-                        peer: src,
-                    },
-                    at,
-                );
+                let a_key = EndKey {
+                    addr: req.active,
+                    qpn: req.active_qpn,
+                    peer: src,
+                };
+                self.end_slot(a_key, at);
                 let b = self.end_slot(
                     EndKey {
                         addr: src,
@@ -584,6 +582,11 @@ impl ConnectionTable {
                     },
                     at,
                 );
+                // Making room for b may have evicted or moved a.
+                let Some(&a) = self.index.get(&PackedKey::from(a_key)) else {
+                    return;
+                };
+                let a = a as usize;
                 if a == b {
                     return;
                 }
