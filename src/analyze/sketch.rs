@@ -9,8 +9,9 @@
 //! on; values below 64 are exact until the first merge. Exact `min` and `max` are kept beside the
 //! buckets and clamp every estimate, so constant samples come out exact.
 //!
-//! Memory: [`Sketch`] is 32 bytes inline; the first sample allocates the bucket array once,
-//! `SLOTS * 6` + 1 = 385 bytes (rounded up by the allocator).
+//! Memory: [`Sketch`] is 48 bytes inline; the first sample that differs from the one
+//! before allocates the bucket array, once: `SLOTS * 6` + 1 = 385 bytes (rounded up by the
+//! allocator). A run of equal samples is kept inline as (value, count) until it ends.
 
 /// Distinct buckets kept before neighbours are merged.
 pub const SLOTS: usize = 64;
@@ -22,6 +23,9 @@ pub struct Sketch {
     max: u64,
     /// How many times the buckets were merged pairwise.
     shift: u8,
+    /// The latest value, repeated `run_len` times and not yet in the buckets.
+    run_value: u64,
+    run_len: u32,
     buckets: Option<Box<Buckets>>,
 }
 
@@ -72,6 +76,12 @@ fn middle_of(bucket: u16, shift: u8) -> u64 {
 
 impl Sketch {
     pub fn add(&mut self, value: u64) {
+        if self.count > 0 && value == self.run_value && self.run_len < u32::MAX {
+            // Steady streams repeat their sizes: a run costs a compare until it ends.
+            self.run_len += 1;
+            self.count += 1;
+            return;
+        }
         if self.count == 0 {
             self.min = value;
             self.max = value;
@@ -80,6 +90,14 @@ impl Sketch {
             self.max = self.max.max(value);
         }
         self.count += 1;
+        if self.run_len > 0 {
+            self.bucket(self.run_value, self.run_len);
+        }
+        self.run_value = value;
+        self.run_len = 1;
+    }
+
+    fn bucket(&mut self, value: u64, n: u32) {
         let buckets = self.buckets.get_or_insert_with(|| {
             Box::new(Buckets {
                 used: 0,
@@ -91,12 +109,12 @@ impl Sketch {
             let index = bucket_of(value, self.shift);
             let used = usize::from(buckets.used);
             if let Some(i) = buckets.index[..used].iter().position(|&b| b == index) {
-                buckets.count[i] = buckets.count[i].saturating_add(1);
+                buckets.count[i] = buckets.count[i].saturating_add(n);
                 return;
             }
             if used < SLOTS {
                 buckets.index[used] = index;
-                buckets.count[used] = 1;
+                buckets.count[used] = n;
                 buckets.used += 1;
                 return;
             }
@@ -119,14 +137,28 @@ impl Sketch {
 
     /// The value below which a fraction `q` of the samples lie (nearest rank).
     pub fn quantile(&self, q: f64) -> Option<u64> {
-        let buckets = self.buckets.as_ref().filter(|_| self.count > 0)?;
-        let used = usize::from(buckets.used);
-        let mut sorted = [(0u16, 0u32); SLOTS];
-        for (slot, (&index, &count)) in sorted
-            .iter_mut()
-            .zip(buckets.index.iter().zip(&buckets.count))
-        {
-            *slot = (index, count);
+        if self.count == 0 {
+            return None;
+        }
+        // The buckets, plus the run not yet added to them.
+        let mut sorted = [(0u16, 0u32); SLOTS + 1];
+        let mut used = 0;
+        if let Some(buckets) = &self.buckets {
+            used = usize::from(buckets.used);
+            for (slot, (&index, &count)) in sorted
+                .iter_mut()
+                .zip(buckets.index.iter().zip(&buckets.count))
+            {
+                *slot = (index, count);
+            }
+        }
+        let run = bucket_of(self.run_value, self.shift);
+        match sorted[..used].iter_mut().find(|s| s.0 == run) {
+            Some(slot) => slot.1 = slot.1.saturating_add(self.run_len),
+            None => {
+                sorted[used] = (run, self.run_len);
+                used += 1;
+            }
         }
         let sorted = &mut sorted[..used];
         sorted.sort_unstable_by_key(|s| s.0);
@@ -206,6 +238,7 @@ mod tests {
         assert!((p50 - 50_500.0).abs() / 50_500.0 < 0.064, "{p50}");
         assert!((p99 - 99_010.0).abs() / 99_010.0 < 0.064, "{p99}");
         assert!(s.buckets.as_ref().unwrap().used as usize <= SLOTS);
+        s.add(0);
         s.add(0);
         assert_eq!(s.quantile(0.0), Some(0));
     }

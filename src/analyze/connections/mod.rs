@@ -112,12 +112,21 @@ struct PendingReq {
 
 /// An [`EndKey`] as integers: hashing two `Address` enums field by field cost more than
 /// the rest of a packet's connection bookkeeping.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct PackedKey {
     addr: u128,
     peer: u128,
     qpn: u32,
     kinds: u8,
+}
+
+impl std::hash::Hash for PackedKey {
+    /// One word for the hasher: equality still compares every field, so a collision costs
+    /// a probe, never a wrong answer.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let qp = u128::from(self.qpn) << 100 | u128::from(self.kinds) << 92;
+        state.write_u128(self.addr ^ self.peer.rotate_left(47) ^ qp);
+    }
 }
 
 fn pack(address: Address) -> (u128, u8) {
@@ -204,10 +213,16 @@ impl ConnectionTable {
             .filter_map(|p| self.ends.get(p as usize)?.key.map(|k| k.qpn))
     }
 
+    #[inline]
     fn end_slot(&mut self, key: EndKey, at: FrameRef) -> usize {
-        if let Some(&slot) = self.index.get(&PackedKey::from(key)) {
-            return slot as usize;
+        match self.index.get(&PackedKey::from(key)) {
+            Some(&slot) => slot as usize,
+            None => self.new_end(key, at),
         }
+    }
+
+    #[inline(never)]
+    fn new_end(&mut self, key: EndKey, at: FrameRef) -> usize {
         if self.ends.len() >= self.max_ends {
             self.evict();
         }
