@@ -11,7 +11,7 @@ pub const IDLE_NS: u64 = 1_000_000;
 
 /// Requests remembered for RTT and READ latency until acknowledged; more in flight lose
 /// their samples but nothing else.
-const OUTSTANDING: usize = 16;
+const OUTSTANDING: usize = 8;
 
 /// Operations counted per direction, as the JSON `messages` object names them.
 pub const OPS: [&str; 9] = [

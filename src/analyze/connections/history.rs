@@ -7,7 +7,9 @@ pub const EVENTS: usize = 12;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct History {
-    events: [(u64, u8); EVENTS],
+    /// Times and letters apart: a (u64, u8) pair would pad to 16 bytes.
+    clocks: [u64; EVENTS],
+    letters: [u8; EVENTS],
     len: u8,
     /// Events not kept because the history was full.
     pub dropped: u32,
@@ -23,16 +25,16 @@ impl History {
     pub fn push(&mut self, letter: u8, into: bool, clock: u64) {
         let tagged = if into { letter | INTO } else { letter };
         let len = usize::from(self.len);
-        if len > 0 && self.events[len - 1].1 == tagged {
+        if len > 0 && self.letters[len - 1] == tagged {
             return;
         }
         // Data and CE marks are the steady state: once each between other events.
         if matches!(letter, b'd' | b'c')
-            && self.events[..len]
+            && self.letters[..len]
                 .iter()
                 .rev()
-                .take_while(|e| matches!(e.1 & !INTO, b'd' | b'c'))
-                .any(|e| e.1 == tagged)
+                .take_while(|&&l| matches!(l & !INTO, b'd' | b'c'))
+                .any(|&l| l == tagged)
         {
             return;
         }
@@ -40,15 +42,18 @@ impl History {
             self.dropped = self.dropped.saturating_add(1);
             return;
         }
-        self.events[len] = (clock, tagged);
+        self.clocks[len] = clock;
+        self.letters[len] = tagged;
         self.len += 1;
     }
 
     /// The events as (time, letter, belongs to the direction into this end).
     pub fn events(&self) -> impl Iterator<Item = (u64, u8, bool)> + '_ {
-        self.events[..usize::from(self.len)]
+        let len = usize::from(self.len);
+        self.clocks[..len]
             .iter()
-            .map(|&(clock, tagged)| (clock, tagged & !INTO, tagged & INTO != 0))
+            .zip(&self.letters[..len])
+            .map(|(&clock, &tagged)| (clock, tagged & !INTO, tagged & INTO != 0))
     }
 }
 
