@@ -75,6 +75,7 @@ fn middle_of(bucket: u16, shift: u8) -> u64 {
 }
 
 impl Sketch {
+    #[inline]
     pub fn add(&mut self, value: u64) {
         if self.count > 0 && value == self.run_value && self.run_len < u32::MAX {
             // Steady streams repeat their sizes: a run costs a compare until it ends.
@@ -82,6 +83,11 @@ impl Sketch {
             self.count += 1;
             return;
         }
+        self.add_new(value);
+    }
+
+    #[inline(never)]
+    fn add_new(&mut self, value: u64) {
         if self.count == 0 {
             self.min = value;
             self.max = value;
