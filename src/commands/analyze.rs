@@ -48,6 +48,13 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         })
     })?;
     analyzer.finish();
+    if let (Some(given), Some(conflict)) = (args.pmtu, analyzer.flows.pmtu_conflict) {
+        eprintln!(
+            "rdmadump: warning: --pmtu {given} contradicts the capture: frame {} carries a \
+             full-sized {}-byte payload (FIRST or MIDDLE packet)",
+            conflict.at.frame, conflict.observed
+        );
+    }
 
     let report = Report::new(&analyzer, &input);
     let mut out = super::stdout()?;
