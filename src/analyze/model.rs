@@ -399,11 +399,25 @@ pub struct CnpTarget<'a> {
     /// Request flows from the CNP's target host to its sender that carry CE marks: the
     /// candidates for the flow whose marks caused the CNPs.
     pub ce_flows: u32,
-    /// From the first CE mark of the one candidate flow to the first CNP; absent when there
-    /// are several candidates, since RoCE does not say which QP of the target host sent to
-    /// which QP of the CNP's sender.
+    /// The destination QP of the candidate the CNPs answer, when it is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ce_dest_qp: Option<u32>,
+    /// How it is known: `only_ce_flow`, or `acknowledged_psn` when the last ACK to the
+    /// CNP's QP carries the last PSN of exactly one candidate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ce_paired_by: Option<&'static str>,
+    /// From the first CE mark of that flow to the first CNP. RoCE does not say which QP of
+    /// the target host a CNP's QP talks to, so without a known pairing there is no delay.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ce_to_cnp_ns: Option<u64>,
+}
+
+/// CE-marked request flows of one host pair, to pair CNPs with.
+#[derive(Clone, Copy, Default)]
+struct MarkedFlows {
+    count: u32,
+    /// The one flow when `count` is 1: its destination QP and first CE time.
+    only: Option<(u32, Option<u64>)>,
 }
 
 #[derive(Serialize)]
@@ -438,21 +452,31 @@ impl<'a> Congestion<'a> {
                 first: flow.first_ce.map(|at| First::new(at, files)),
             })
             .collect();
-        // One pass indexes the CE-marked request flows by host pair, so pairing every CNP
-        // flow stays linear in the number of flows.
-        let mut marked: HashMap<
-            (Address, Address),
-            (u32, Option<u64>),
-            foldhash::fast::RandomState,
-        > = HashMap::default();
-        for (key, flow) in flows
-            .iter()
-            .filter(|(k, f)| k.role == Role::Request && f.ecn_ce > 0)
-        {
-            let entry = marked.entry((key.src, key.dst)).or_insert((0, None));
-            entry.0 += 1;
-            if let Some(ts) = flow.first_ce.and_then(|at| at.ts_ns) {
-                entry.1 = Some(entry.1.map_or(ts, |t: u64| t.min(ts)));
+        // One pass indexes the CE-marked request flows, by host pair and by last PSN, and the
+        // responses by the QP they go to, so pairing every CNP flow stays linear.
+        type Index<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+        let mut marked: Index<(Address, Address), MarkedFlows> = Index::default();
+        let mut by_last_psn: Index<(Address, Address, u32), MarkedFlows> = Index::default();
+        let mut last_ack: Index<(Address, Address, u32), u32> = Index::default();
+        let any_cnp = flows.iter().any(|(k, _)| k.role == Role::Cnp);
+        for (key, flow) in flows.iter().filter(|_| any_cnp) {
+            match key.role {
+                Role::Request if flow.ecn_ce > 0 => {
+                    let this = (key.dest_qp, flow.first_ce.and_then(|at| at.ts_ns));
+                    for entry in [
+                        marked.entry((key.src, key.dst)).or_default(),
+                        by_last_psn
+                            .entry((key.src, key.dst, flow.last_psn))
+                            .or_default(),
+                    ] {
+                        entry.count += 1;
+                        entry.only = (entry.count == 1).then_some(this);
+                    }
+                }
+                Role::Response => {
+                    last_ack.insert((key.src, key.dst, key.dest_qp), flow.last_psn);
+                }
+                _ => {}
             }
         }
         let cnp_targets = flows
@@ -461,19 +485,26 @@ impl<'a> Congestion<'a> {
             .map(|&(key, flow)| {
                 // The CE marks that caused these CNPs travelled the other way: requests from
                 // the CNP's destination to its source.
-                let (ce_flows, first_ce) = marked
-                    .get(&(key.dst, key.src))
-                    .copied()
-                    .unwrap_or((0, None));
-                let ce_to_cnp_ns = match (first_ce, flow.first.ts_ns) {
-                    (Some(ce), Some(cnp)) if ce_flows == 1 && cnp >= ce => Some(cnp - ce),
+                let candidates = marked.get(&(key.dst, key.src)).copied().unwrap_or_default();
+                let paired = match candidates.only {
+                    Some(only) => Some((only, "only_ce_flow")),
+                    None => last_ack
+                        .get(&(key.src, key.dst, key.dest_qp))
+                        .and_then(|psn| by_last_psn.get(&(key.dst, key.src, *psn)))
+                        .and_then(|m| m.only)
+                        .map(|only| (only, "acknowledged_psn")),
+                };
+                let ce_to_cnp_ns = match (paired.and_then(|((_, ce), _)| ce), flow.first.ts_ns) {
+                    (Some(ce), Some(cnp)) if cnp >= ce => Some(cnp - ce),
                     _ => None,
                 };
                 CnpTarget {
                     id: FlowId::new(key),
                     cnps: flow.cnps,
                     first: First::new(flow.first, files),
-                    ce_flows,
+                    ce_flows: candidates.count,
+                    ce_dest_qp: paired.map(|((qp, _), _)| qp),
+                    ce_paired_by: paired.map(|(_, by)| by),
                     ce_to_cnp_ns,
                 }
             })

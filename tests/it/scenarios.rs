@@ -362,6 +362,8 @@ fn check(name: &str, files: &[&str], want: &Value, problems: &mut Vec<String>) {
                 ("cnps", "cnps"),
                 ("first_frame", "first_frame"),
                 ("ce_flows", "ce_flows"),
+                ("ce_dest_qp", "ce_dest_qp"),
+                ("ce_paired_by", "ce_paired_by"),
                 ("ce_to_cnp_ns", "ce_to_cnp_ns"),
             ] {
                 expect_eq(
