@@ -16,6 +16,9 @@ use crate::wire::opcode::Role;
 /// Flows listed; a capture with more shows the most eventful ones.
 const FLOWS_SHOWN: usize = 40;
 
+/// CNP targets whose CE-to-CNP delay the summary names.
+const CNP_DELAYS_SHOWN: usize = 2;
+
 /// Anomalies listed in full before the rest are summarised.
 const ANOMALIES_SHOWN: usize = 25;
 
@@ -146,10 +149,36 @@ fn summary(out: &mut String, a: &Report<'_>) {
     if a.fecn + a.becn > 0 {
         let _ = write!(out, ", {} FECN, {} BECN", a.fecn, a.becn);
     }
-    if let Some(delay) = a.congestion.ce_to_cnp_ns {
-        let _ = write!(out, ", first CNP {} us after first CE", delay / 1000);
-    }
     out.push('\n');
+    // Only delays paired on one QP: the capture-wide first-CE-to-first-CNP figure may join
+    // marks and CNPs of unrelated connections, so it stays in the JSON alone.
+    let paired: Vec<String> = a
+        .congestion
+        .cnp_targets
+        .iter()
+        .filter_map(|t| {
+            t.ce_to_cnp_ns.map(|delay| {
+                format!(
+                    "{} us (to {} qp {:#x})",
+                    delay / 1000,
+                    t.id.dst,
+                    t.id.dest_qp
+                )
+            })
+        })
+        .collect();
+    if !paired.is_empty() {
+        let shown = paired.len().min(CNP_DELAYS_SHOWN);
+        let _ = write!(
+            out,
+            "  CE to first CNP, same QP: {}",
+            paired[..shown].join(", ")
+        );
+        if paired.len() > shown {
+            let _ = write!(out, ", ... {} more (see --json)", paired.len() - shown);
+        }
+        out.push('\n');
+    }
     if a.flow_table.evicted > 0 {
         let _ = writeln!(
             out,
