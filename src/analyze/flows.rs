@@ -408,6 +408,18 @@ impl FlowTable {
         }
     }
 
+    /// Settles the PMTU of READs still counted with an inferred one when the capture ended:
+    /// their responses, seen since, may have shown it.
+    pub fn finish(&mut self) {
+        for (key, flow) in &mut self.flows {
+            if flow.seq.unsettled_read.take().is_some()
+                && let Some(&pmtu) = self.path_mtus.get(&host_pair(key.src, key.dst))
+            {
+                flow.pmtu_used = Some((pmtu, PmtuSource::Observed));
+            }
+        }
+    }
+
     /// Drops the least recently active eighth of the table: one O(n) pass that buys n/8
     /// insertions, so eviction stays amortised O(1) per packet.
     fn evict(&mut self) {

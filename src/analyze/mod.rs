@@ -347,6 +347,7 @@ impl Analyzer {
 
     /// Closes what is still open at the end of the capture.
     pub fn finish(&mut self) {
+        self.flows.finish();
         self.pfc.finish(&mut self.anomalies);
         self.anomalies
             .kept

@@ -490,3 +490,22 @@ fn storm_threshold_changes_the_verdict() {
     assert_eq!(storms("300ms"), 0);
     assert_eq!(storms("1ms"), 2);
 }
+
+/// ../shared/captures/rdma-cm-rxe.pcap: a READ of 4096 bytes whose responses carry 1024
+/// bytes each, and no request after it. Its PMTU is the responses' 1024, not a number
+/// inferred from the 18-byte WRITE before it.
+#[test]
+fn real_read_takes_its_pmtu_from_its_responses() {
+    let out = rdmadump(&["analyze", "--json", "../shared/captures/rdma-cm-rxe.pcap"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let requests = doc["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["dest_qp"] == 0x11 && f["role"] == "request")
+        .expect("the requests to QP 0x11");
+    assert_eq!(requests["pmtu"], 1024);
+    assert_eq!(requests["pmtu_source"], "observed");
+    assert_eq!(requests["psn_gaps"], 0);
+}
