@@ -119,8 +119,8 @@ pub enum What {
         psn: u32,
         timer: u8,
     },
-    IcrcBad(CrcCheck, Box<Endpoints>),
-    VcrcBad(CrcCheck, Box<Endpoints>),
+    IcrcBad(CrcCheck, Endpoints),
+    VcrcBad(CrcCheck, Endpoints),
     /// A PFC storm, or an 802.3x pause storm when its priority is [`pfc::ALL_PRIORITIES`].
     PfcStorm(Storm),
     PauseCascade(Cascade),
@@ -146,9 +146,9 @@ impl What {
     }
 }
 
-/// Where a packet came from and went, to find the link that corrupted it. Boxed in the
-/// anomaly: CRC failures are rare, and the other anomalies stay small.
-#[derive(Debug, Clone, Default)]
+/// Where a packet came from and went, to find the link that corrupted it. Held inline, not
+/// boxed: a capture of corrupt frames must not cost an allocation per frame.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Endpoints {
     pub src: Option<Address>,
     pub dst: Option<Address>,
@@ -160,15 +160,15 @@ pub struct Endpoints {
 }
 
 impl Endpoints {
-    fn of(pkt: &Packet<'_>) -> Box<Endpoints> {
-        Box::new(Endpoints {
+    fn of(pkt: &Packet<'_>) -> Endpoints {
+        Endpoints {
             src: pkt.src_addr(),
             dst: pkt.dst_addr(),
             dest_qp: pkt.bth.map(|b| b.dest_qp()),
             src_mac: pkt.eth.map(|e| e.src()),
             dst_mac: pkt.eth.map(|e| e.dst()),
             vlan: pkt.vlans.iter().next().map(|tag| tag.vid()),
-        })
+        }
     }
 }
 
