@@ -600,3 +600,52 @@ fn remember(seq: &mut Sequence, p: u32, file: u16) {
     seq.recent_pos = (seq.recent_pos + 1) % RECENT as u8;
     seq.recent_len = (seq.recent_len + 1).min(RECENT as u8);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nak(psn: u32, frame: u64) -> PendingNak {
+        PendingNak {
+            psn,
+            rnr: false,
+            at: FrameRef {
+                file: 0,
+                frame,
+                ts_ns: Some(frame * 1000),
+            },
+        }
+    }
+
+    #[test]
+    fn each_psn_finds_its_own_nak() {
+        let mut pair = PairState::default();
+        pair.push(nak(102, 7));
+        pair.push(nak(502, 8));
+        assert_eq!(pair.take(102).map(|n| n.at.frame), Some(7));
+        assert_eq!(pair.take(502).map(|n| n.at.frame), Some(8));
+        assert!(pair.take(102).is_none(), "a NAK times one episode only");
+    }
+
+    #[test]
+    fn the_latest_nak_of_a_psn_wins_and_old_ones_age_out() {
+        let mut pair = PairState::default();
+        pair.push(nak(5, 1));
+        pair.push(nak(5, 2));
+        assert_eq!(pair.take(5).map(|n| n.at.frame), Some(2));
+        for i in 0..PENDING_NAKS as u64 {
+            pair.push(nak(100 + i as u32, 10 + i));
+        }
+        assert!(pair.take(5).is_none(), "pushed out by newer NAKs");
+        assert!(pair.take(100).is_some());
+    }
+
+    #[test]
+    fn only_legal_pmtus_exist() {
+        assert!(is_legal_pmtu(1024) && !is_legal_pmtu(1000) && !is_legal_pmtu(0));
+        assert_eq!(legal_pmtu_at_least(18), 256);
+        assert_eq!(legal_pmtu_at_least(500), 512);
+        assert_eq!(legal_pmtu_at_least(1024), 1024);
+        assert_eq!(legal_pmtu_at_least(9000), 4096);
+    }
+}
