@@ -69,8 +69,8 @@ auto\t''
 always\t''"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l threads -d 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s c -l count -d 'Analyse only the first N matching packets' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l pmtu -d 'Path MTU in bytes, for READ PSN accounting (default: largest payload seen per flow)' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l link-speed -d 'Link speed that converts PFC quanta to time: 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l pmtu -d 'Path MTU in bytes, for READ PSN accounting: 256, 512, 1024, 2048 or 4096 (default: learned from FIRST and MIDDLE packets, else inferred from the largest payload)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l link-speed -d 'Link speed that converts PFC quanta to time: 100M, 1G, 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l storm-threshold -d 'Continuous pause that makes a PFC storm, e.g. 100ms, 500us, 1s' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l max-flows -d 'Most flows kept at once; beyond it the least recently active flow is evicted' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l max-pfc-senders -d 'Most (sender, priority) PFC states kept at once' -r
@@ -82,7 +82,8 @@ icrc_bad\t''
 vcrc_bad\t''
 pfc_storm\t''
 pause_cascade\t''
-malformed\t''"
+malformed\t''
+pause_storm\t''"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l json -d 'Write one JSON document instead of the text report'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s h -l help -d 'Print help'

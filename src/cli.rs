@@ -130,11 +130,13 @@ pub struct AnalyzeArgs {
     #[arg(short = 'c', long = "count", value_name = "N")]
     pub count: Option<u64>,
 
-    /// Path MTU in bytes, for READ PSN accounting (default: largest payload seen per flow)
-    #[arg(long, value_name = "BYTES")]
+    /// Path MTU in bytes, for READ PSN accounting: 256, 512, 1024, 2048 or 4096 (default:
+    /// learned from FIRST and MIDDLE packets, else inferred from the largest payload)
+    #[arg(long, value_name = "BYTES", value_parser = parse_pmtu)]
     pub pmtu: Option<u32>,
 
-    /// Link speed that converts PFC quanta to time: 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G
+    /// Link speed that converts PFC quanta to time: 100M, 1G, 10G, 25G, 40G, 50G, 100G, 200G,
+    /// 400G, 800G
     #[arg(long, default_value = "100G", value_parser = parse_link_speed, value_name = "SPEED")]
     pub link_speed: u64,
 
@@ -226,7 +228,17 @@ pub fn parse_number(s: &str) -> Result<u64, String> {
     parsed.map_err(|_| format!("`{s}` is not a decimal or 0x-hex number"))
 }
 
-/// `100G`, `25g`, `400Gbps` → bits per second.
+/// One of the path MTUs InfiniBand defines; no other exists.
+pub fn parse_pmtu(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(bytes @ (256 | 512 | 1024 | 2048 | 4096)) => Ok(bytes),
+        _ => Err(format!(
+            "`{s}` is not a path MTU: use 256, 512, 1024, 2048 or 4096"
+        )),
+    }
+}
+
+/// `100G`, `25g`, `400Gbps`, `100M` → bits per second.
 pub fn parse_link_speed(s: &str) -> Result<u64, String> {
     let lower = s.trim().to_ascii_lowercase();
     let digits = lower.trim_end_matches("bps").trim_end_matches("b/s");
@@ -303,6 +315,11 @@ mod tests {
         assert_eq!(parse_link_speed("100G"), Ok(100_000_000_000));
         assert_eq!(parse_link_speed("25g"), Ok(25_000_000_000));
         assert!(parse_link_speed("fast").is_err());
+        assert_eq!(parse_link_speed("100M"), Ok(100_000_000));
+        assert_eq!(parse_link_speed("1G"), Ok(1_000_000_000));
+        assert_eq!(parse_pmtu("1024"), Ok(1024));
+        assert!(parse_pmtu("1000").is_err());
+        assert!(parse_pmtu("8192").is_err());
         assert!(
             parse_link_speed("99999999999t").is_err(),
             "overflow is refused, not wrapped"

@@ -139,7 +139,7 @@ pub fn analyze_capture(data: &[u8]) {
     };
     let n = data.len();
     let config = AnalyzeConfig {
-        pmtu: [None, Some(256), Some(1024), Some(1)][n % 4],
+        pmtu: [None, Some(256), Some(1024), Some(4096)][n % 4],
         link_speed_bps: [100_000_000_000, 10_000_000_000, 1_000_000, 800_000_000_000][n / 4 % 4],
         storm_threshold_ns: [100_000_000, 1, 0, u64::MAX][n / 16 % 4],
         max_flows: 1 + n / 64 % 4,

@@ -77,7 +77,7 @@ pub enum PmtuSource {
     Given,
     /// From the payload of a FIRST or MIDDLE packet, which is exactly one PMTU.
     Observed,
-    /// From the largest payload seen: a lower bound only.
+    /// From the largest payload seen, rounded up to the next legal PMTU: a lower bound only.
     Inferred,
 }
 
@@ -117,6 +117,9 @@ struct Sequence {
     recent: [(u32, u16); RECENT],
     recent_len: u8,
     recent_pos: u8,
+    /// The last READ's first PSN and length while its PSN span is known only as a range:
+    /// its responses, which usually arrive before the next request, can still tell the PMTU.
+    unsettled_read: Option<(u32, u32)>,
 }
 
 /// Counters other than packets, bytes and missing PSNs are `u32`: none can exceed a flow's
@@ -142,6 +145,10 @@ pub struct Flow {
     pub nak_seq_err: u32,
     pub rnr_naks: u32,
     pub ecn_ce: u32,
+    /// InfiniBand congestion marks from the BTH; the BECN a CNP carries by definition is
+    /// not counted, the CNP is.
+    pub fecn: u32,
+    pub becn: u32,
     pub cnps: u32,
     pub first_ce: Option<FrameRef>,
     pub max_payload: u32,
@@ -152,18 +159,47 @@ pub struct Flow {
     last_activity: u64,
 }
 
-/// What a host pair's responses told us, looked up by the requester's flows.
+/// NAKs remembered per (requester, responder) until a retransmission answers them. Several
+/// QPs between the same two hosts can be NAKed at once; each go-back-N is matched to the NAK
+/// of its own PSN, so one QP's NAK never times another's recovery.
+const PENDING_NAKS: usize = 8;
+
 #[derive(Debug, Clone, Copy, Default)]
 struct PairState {
-    last_nak: Option<LastNak>,
-    pmtu_observed: Option<u32>,
+    naks: [Option<PendingNak>; PENDING_NAKS],
+    next: u8,
+}
+
+impl PairState {
+    fn push(&mut self, nak: PendingNak) {
+        self.naks[usize::from(self.next)] = Some(nak);
+        self.next = (self.next + 1) % PENDING_NAKS as u8;
+    }
+
+    /// The most recent NAK of PSN `psn`, removed so that a later episode at the same PSN
+    /// is not timed from it again.
+    fn take(&mut self, psn: u32) -> Option<PendingNak> {
+        let slot = self
+            .naks
+            .iter_mut()
+            .filter(|n| n.is_some_and(|n| n.psn == psn))
+            .max_by_key(|n| n.map(|n| (n.at.ts_ns, n.at.frame)))?;
+        slot.take()
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
-struct LastNak {
+struct PendingNak {
     psn: u32,
     rnr: bool,
     at: FrameRef,
+}
+
+/// A `--pmtu` that the traffic contradicts: a FIRST or MIDDLE packet of another legal size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PmtuConflict {
+    pub observed: u32,
+    pub at: FrameRef,
 }
 
 pub struct FlowTable {
@@ -171,18 +207,39 @@ pub struct FlowTable {
     /// would keep up to twice their size in empty slots after growing.
     flows: Vec<(FlowKey, Flow)>,
     index: Map<FlowKey, u32>,
-    /// Keyed by (requester, responder).
+    /// Outstanding NAKs, keyed by (requester, responder).
     pairs: Map<(Address, Address), PairState>,
+    /// The PMTU FIRST and MIDDLE packets showed between two hosts, in either direction,
+    /// keyed by the pair in ascending order.
+    path_mtus: Map<(Address, Address), u32>,
     max_flows: usize,
     pmtu: Option<u32>,
     next_order: u64,
     clock: u64,
     pub evicted: u64,
+    /// The first FIRST or MIDDLE packet whose size contradicts `--pmtu`.
+    pub pmtu_conflict: Option<PmtuConflict>,
 }
 
-/// IBA path MTUs span 256 to 4096 bytes.
-const MIN_PMTU: u32 = 256;
+/// The path MTUs IBA defines; no other exists.
+pub const LEGAL_PMTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
 const MAX_PMTU: u32 = 4096;
+
+pub fn is_legal_pmtu(bytes: u32) -> bool {
+    LEGAL_PMTUS.contains(&bytes)
+}
+
+/// The smallest legal PMTU that can carry `payload` bytes in one packet.
+fn legal_pmtu_at_least(payload: u32) -> u32 {
+    LEGAL_PMTUS
+        .into_iter()
+        .find(|&m| m >= payload)
+        .unwrap_or(MAX_PMTU)
+}
+
+fn host_pair(a: Address, b: Address) -> (Address, Address) {
+    if a <= b { (a, b) } else { (b, a) }
+}
 
 impl FlowTable {
     pub fn new(max_flows: usize, pmtu: Option<u32>) -> Self {
@@ -190,11 +247,13 @@ impl FlowTable {
             flows: Vec::new(),
             index: Map::default(),
             pairs: Map::default(),
+            path_mtus: Map::default(),
             max_flows: max_flows.max(1),
             pmtu,
             next_order: 0,
             clock: 0,
             evicted: 0,
+            pmtu_conflict: None,
         }
     }
 
@@ -258,31 +317,52 @@ impl FlowTable {
             flow.ecn_ce += 1;
             flow.first_ce.get_or_insert(at);
         }
+        if bth.fecn() {
+            flow.fecn += 1;
+        }
+        if bth.becn() && info.role != Role::Cnp {
+            flow.becn += 1;
+        }
         let op = bth.opcode() & 0x1f;
-        // FIRST and MIDDLE packets carry exactly one PMTU of payload.
+        // FIRST and MIDDLE packets carry exactly one PMTU of payload; a size no PMTU has
+        // is a broken or hostile packet and teaches nothing.
         let full_sized = matches!(op, 0x00 | 0x01 | 0x06 | 0x07 | 0x0d | 0x0e);
+        // Only a change is shared with the host pair, so a long WRITE costs no map update
+        // per packet.
+        if full_sized && is_legal_pmtu(payload) && flow.pmtu_observed != Some(payload) {
+            flow.pmtu_observed = Some(payload);
+            self.path_mtus.insert(host_pair(src, dst), payload);
+            if let Some(given) = self.pmtu
+                && given != payload
+            {
+                self.pmtu_conflict.get_or_insert(PmtuConflict {
+                    observed: payload,
+                    at,
+                });
+            }
+        }
         match info.role {
             Role::Request => {
-                if full_sized && payload > 0 {
-                    flow.pmtu_observed = Some(payload);
-                }
                 // Only connected transports number their packets in one PSN space per QP;
                 // UD and RD senders share a destination QP, and their PSNs interleave.
                 if opcode::is_connected(bth.opcode()) {
-                    let pair = self.pairs.get(&(src, dst)).copied().unwrap_or_default();
-                    sequence(flow, key, pkt, at, pair, self.pmtu, anomalies);
+                    let context = Context {
+                        given_pmtu: self.pmtu,
+                        path_mtus: &self.path_mtus,
+                        pairs: &mut self.pairs,
+                    };
+                    sequence(flow, key, pkt, at, context, anomalies);
                 }
             }
             Role::Response => {
                 if let Some(aeth) = pkt.aeth {
-                    let pair = self.pairs.entry((dst, src)).or_default();
                     match aeth.decode() {
                         Syndrome::Nak(code) => {
                             flow.naks += 1;
                             if code == NakCode::PsnSequenceError {
                                 flow.nak_seq_err += 1;
                             }
-                            pair.last_nak = Some(LastNak {
+                            self.pairs.entry((dst, src)).or_default().push(PendingNak {
                                 psn: bth.psn(),
                                 rnr: false,
                                 at,
@@ -298,7 +378,7 @@ impl FlowTable {
                         }
                         Syndrome::RnrNak { timer } => {
                             flow.rnr_naks += 1;
-                            pair.last_nak = Some(LastNak {
+                            self.pairs.entry((dst, src)).or_default().push(PendingNak {
                                 psn: bth.psn(),
                                 rnr: true,
                                 at,
@@ -315,17 +395,28 @@ impl FlowTable {
                         _ => {}
                     }
                 }
-                if full_sized && payload > 0 {
-                    // READ responses reveal the requester's PMTU.
-                    self.pairs.entry((dst, src)).or_default().pmtu_observed = Some(payload);
-                }
             }
             Role::Cnp => flow.cnps += 1,
             Role::Unknown => {}
         }
         if self.pairs.len() > self.max_flows {
-            // Pair state is a hint for NAK timing and PMTU; dropping it is safe.
+            // Pair state is a hint for NAK timing; dropping it is safe.
             self.pairs.clear();
+        }
+        if self.path_mtus.len() > self.max_flows {
+            self.path_mtus.clear();
+        }
+    }
+
+    /// Settles the PMTU of READs still counted with an inferred one when the capture ended:
+    /// their responses, seen since, may have shown it.
+    pub fn finish(&mut self) {
+        for (key, flow) in &mut self.flows {
+            if flow.seq.unsettled_read.take().is_some()
+                && let Some(&pmtu) = self.path_mtus.get(&host_pair(key.src, key.dst))
+            {
+                flow.pmtu_used = Some((pmtu, PmtuSource::Observed));
+            }
         }
     }
 
@@ -347,14 +438,33 @@ impl FlowTable {
     }
 }
 
+/// What request bookkeeping needs from the table beyond the flow itself.
+struct Context<'t> {
+    given_pmtu: Option<u32>,
+    path_mtus: &'t Map<(Address, Address), u32>,
+    pairs: &'t mut Map<(Address, Address), PairState>,
+}
+
+impl Context<'_> {
+    /// The PMTU a flow's READs are counted with, when it is known exactly.
+    fn exact_pmtu(&self, flow: &Flow, key: FlowKey) -> Option<(u32, PmtuSource)> {
+        self.given_pmtu
+            .map(|m| (m, PmtuSource::Given))
+            .or(flow.pmtu_observed.map(|m| (m, PmtuSource::Observed)))
+            .or(self
+                .path_mtus
+                .get(&host_pair(key.src, key.dst))
+                .map(|&m| (m, PmtuSource::Observed)))
+    }
+}
+
 /// The request-side PSN bookkeeping for one packet.
 fn sequence(
     flow: &mut Flow,
     key: FlowKey,
     pkt: &Packet<'_>,
     at: FrameRef,
-    pair: PairState,
-    given_pmtu: Option<u32>,
+    context: Context<'_>,
     anomalies: &mut AnomalySink,
 ) {
     let Some(bth) = pkt.bth else { return };
@@ -365,37 +475,55 @@ fn sequence(
         return;
     }
     remember(seq, p, at.file);
+    if let Some((read_psn, len)) = flow.seq.unsettled_read
+        && let Some((pmtu, source)) = context.exact_pmtu(flow, key)
+    {
+        // The READ's responses have shown the PMTU since: its span is now exact.
+        let n = packets_for(len, pmtu);
+        flow.pmtu_used = Some((pmtu, source));
+        let seq = &mut flow.seq;
+        seq.unsettled_read = None;
+        seq.next_lo = psn::add(read_psn, n);
+        seq.next_hi = seq.next_lo;
+        if psn::diff(psn::add(read_psn, n - 1), seq.highest) > 0 {
+            seq.highest = psn::add(read_psn, n - 1);
+        }
+    }
     // PSNs this packet consumes: one, or one per READ response packet.
     let (consume_lo, consume_hi) = if opcode::is_read_request(bth.opcode()) {
         let len = pkt.reth.map_or(0, |r| r.dma_len());
-        let exact = given_pmtu
-            .map(|m| (m, PmtuSource::Given))
-            .or(flow.pmtu_observed.map(|m| (m, PmtuSource::Observed)))
-            .or(pair.pmtu_observed.map(|m| (m, PmtuSource::Observed)));
-        match exact {
+        match context.exact_pmtu(flow, key) {
             Some((pmtu, source)) => {
                 flow.pmtu_used = Some((pmtu, source));
+                flow.seq.unsettled_read = None;
                 let n = packets_for(len, pmtu);
                 (n, n)
             }
             None => {
-                // Only a lower bound: the largest payload seen. Accept any PSN the
-                // possible PMTUs allow rather than invent a gap.
-                let lower = flow.max_payload.clamp(MIN_PMTU, MAX_PMTU);
-                flow.pmtu_used = Some((flow.max_payload.max(1), PmtuSource::Inferred));
+                // Only a lower bound: the largest payload seen, as a legal PMTU. Accept any
+                // PSN the possible PMTUs allow rather than invent a gap.
+                let lower = legal_pmtu_at_least(flow.max_payload);
+                flow.pmtu_used = Some((lower, PmtuSource::Inferred));
+                flow.seq.unsettled_read = Some((p, len));
                 (packets_for(len, MAX_PMTU), packets_for(len, lower))
             }
         }
     } else {
+        flow.seq.unsettled_read = None;
         (1, 1)
     };
+    let seq = &mut flow.seq;
     if !seq.started {
         seq.started = true;
         seq.highest = psn::add(p, consume_lo - 1);
     } else if psn::diff(p, seq.highest) <= 0 {
         flow.retransmitted += 1;
         if psn::diff(p, seq.previous) < 0 {
-            go_back(flow, key, p, at, pair, anomalies);
+            let nak = context
+                .pairs
+                .get_mut(&(key.src, key.dst))
+                .and_then(|pair| pair.take(p));
+            go_back(flow, key, p, at, nak, anomalies);
         }
         flow.seq.previous = p;
         flow.seq.previous_at = at;
@@ -429,11 +557,10 @@ fn go_back(
     key: FlowKey,
     p: u32,
     at: FrameRef,
-    pair: PairState,
+    nak: Option<PendingNak>,
     anomalies: &mut AnomalySink,
 ) {
     let seq = &flow.seq;
-    let nak = pair.last_nak.filter(|nak| nak.psn == p);
     if nak.is_some_and(|nak| nak.rnr) {
         // Retrying after "receiver not ready" is flow control, not loss recovery.
         return;
@@ -472,4 +599,53 @@ fn remember(seq: &mut Sequence, p: u32, file: u16) {
     seq.recent[usize::from(seq.recent_pos)] = (p, file);
     seq.recent_pos = (seq.recent_pos + 1) % RECENT as u8;
     seq.recent_len = (seq.recent_len + 1).min(RECENT as u8);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nak(psn: u32, frame: u64) -> PendingNak {
+        PendingNak {
+            psn,
+            rnr: false,
+            at: FrameRef {
+                file: 0,
+                frame,
+                ts_ns: Some(frame * 1000),
+            },
+        }
+    }
+
+    #[test]
+    fn each_psn_finds_its_own_nak() {
+        let mut pair = PairState::default();
+        pair.push(nak(102, 7));
+        pair.push(nak(502, 8));
+        assert_eq!(pair.take(102).map(|n| n.at.frame), Some(7));
+        assert_eq!(pair.take(502).map(|n| n.at.frame), Some(8));
+        assert!(pair.take(102).is_none(), "a NAK times one episode only");
+    }
+
+    #[test]
+    fn the_latest_nak_of_a_psn_wins_and_old_ones_age_out() {
+        let mut pair = PairState::default();
+        pair.push(nak(5, 1));
+        pair.push(nak(5, 2));
+        assert_eq!(pair.take(5).map(|n| n.at.frame), Some(2));
+        for i in 0..PENDING_NAKS as u64 {
+            pair.push(nak(100 + i as u32, 10 + i));
+        }
+        assert!(pair.take(5).is_none(), "pushed out by newer NAKs");
+        assert!(pair.take(100).is_some());
+    }
+
+    #[test]
+    fn only_legal_pmtus_exist() {
+        assert!(is_legal_pmtu(1024) && !is_legal_pmtu(1000) && !is_legal_pmtu(0));
+        assert_eq!(legal_pmtu_at_least(18), 256);
+        assert_eq!(legal_pmtu_at_least(500), 512);
+        assert_eq!(legal_pmtu_at_least(1024), 1024);
+        assert_eq!(legal_pmtu_at_least(9000), 4096);
+    }
 }

@@ -10,10 +10,11 @@ pub mod psn;
 pub mod sketch;
 
 use crate::crc::{CrcCheck, CrcStatus};
-use crate::dissect::{Kind, Packet};
+use crate::dissect::{Address, Kind, Packet};
 use crate::wire::DecodeError;
 use crate::wire::aeth::NakCode;
-use crate::wire::opcode::Role;
+use crate::wire::ethernet::Mac;
+use crate::wire::opcode::{self, Role};
 
 use connections::ConnectionTable;
 use flows::{FlowKey, FlowTable, FrameRef};
@@ -54,10 +55,12 @@ pub enum AnomalyKind {
     PfcStorm,
     PauseCascade,
     Malformed,
+    /// A long 802.3x PAUSE, which stops the whole link: not PFC, so not a PFC storm.
+    PauseStorm,
 }
 
 impl AnomalyKind {
-    pub const ALL: [AnomalyKind; 9] = [
+    pub const ALL: [AnomalyKind; 10] = [
         AnomalyKind::PsnGap,
         AnomalyKind::GoBackN,
         AnomalyKind::Nak,
@@ -67,6 +70,7 @@ impl AnomalyKind {
         AnomalyKind::PfcStorm,
         AnomalyKind::PauseCascade,
         AnomalyKind::Malformed,
+        AnomalyKind::PauseStorm,
     ];
 
     pub fn name(self) -> &'static str {
@@ -80,6 +84,7 @@ impl AnomalyKind {
             AnomalyKind::PfcStorm => "pfc_storm",
             AnomalyKind::PauseCascade => "pause_cascade",
             AnomalyKind::Malformed => "malformed",
+            AnomalyKind::PauseStorm => "pause_storm",
         }
     }
 
@@ -117,8 +122,9 @@ pub enum What {
         psn: u32,
         timer: u8,
     },
-    IcrcBad(CrcCheck),
-    VcrcBad(CrcCheck),
+    IcrcBad(CrcCheck, Endpoints),
+    VcrcBad(CrcCheck, Endpoints),
+    /// A PFC storm, or an 802.3x pause storm when its priority is [`pfc::ALL_PRIORITIES`].
     PfcStorm(Storm),
     PauseCascade(Cascade),
     Malformed(DecodeError),
@@ -131,11 +137,40 @@ impl What {
             What::GoBackN { .. } => AnomalyKind::GoBackN,
             What::Nak { .. } => AnomalyKind::Nak,
             What::RnrNak { .. } => AnomalyKind::RnrNak,
-            What::IcrcBad(_) => AnomalyKind::IcrcBad,
-            What::VcrcBad(_) => AnomalyKind::VcrcBad,
+            What::IcrcBad(..) => AnomalyKind::IcrcBad,
+            What::VcrcBad(..) => AnomalyKind::VcrcBad,
+            What::PfcStorm(storm) if storm.priority == pfc::ALL_PRIORITIES => {
+                AnomalyKind::PauseStorm
+            }
             What::PfcStorm(_) => AnomalyKind::PfcStorm,
             What::PauseCascade(_) => AnomalyKind::PauseCascade,
             What::Malformed(_) => AnomalyKind::Malformed,
+        }
+    }
+}
+
+/// Where a packet came from and went, to find the link that corrupted it. Held inline, not
+/// boxed: a capture of corrupt frames must not cost an allocation per frame.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Endpoints {
+    pub src: Option<Address>,
+    pub dst: Option<Address>,
+    pub dest_qp: Option<u32>,
+    pub src_mac: Option<Mac>,
+    pub dst_mac: Option<Mac>,
+    /// The outermost VLAN tag's ID.
+    pub vlan: Option<u16>,
+}
+
+impl Endpoints {
+    fn of(pkt: &Packet<'_>) -> Endpoints {
+        Endpoints {
+            src: pkt.src_addr(),
+            dst: pkt.dst_addr(),
+            dest_qp: pkt.bth.map(|b| b.dest_qp()),
+            src_mac: pkt.eth.map(|e| e.src()),
+            dst_mac: pkt.eth.map(|e| e.dst()),
+            vlan: pkt.vlans.iter().next().map(|tag| tag.vid()),
         }
     }
 }
@@ -220,6 +255,9 @@ pub struct Analyzer {
     pub icrc: CrcCounts,
     pub vcrc: CrcCounts,
     pub ecn_ce: u64,
+    /// BTH congestion marks; a CNP's BECN is not counted (it is counted as a CNP).
+    pub fecn: u64,
+    pub becn: u64,
     pub packets: u64,
     pub first_ts: Option<u64>,
     pub last_ts: Option<u64>,
@@ -243,6 +281,8 @@ impl Analyzer {
             icrc: CrcCounts::default(),
             vcrc: CrcCounts::default(),
             ecn_ce: 0,
+            fecn: 0,
+            becn: 0,
             packets: 0,
             first_ts: None,
             last_ts: None,
@@ -271,13 +311,13 @@ impl Analyzer {
         if let Some(check) = pkt.icrc.filter(|c| c.status == CrcStatus::Bad) {
             self.anomalies.push(Anomaly {
                 at,
-                what: What::IcrcBad(check),
+                what: What::IcrcBad(check, Endpoints::of(pkt)),
             });
         }
         if let Some(check) = pkt.vcrc.filter(|c| c.status == CrcStatus::Bad) {
             self.anomalies.push(Anomaly {
                 at,
-                what: What::VcrcBad(check),
+                what: What::VcrcBad(check, Endpoints::of(pkt)),
             });
         }
         if let Some(err) = pkt.error {
@@ -289,6 +329,11 @@ impl Analyzer {
         let rdma = matches!(pkt.kind, Kind::RoceV1 | Kind::RoceV2 | Kind::Ib);
         if rdma && pkt.ecn_ce() {
             self.ecn_ce += 1;
+        }
+        if let Some(bth) = pkt.bth {
+            self.fecn += u64::from(bth.fecn());
+            let cnp = opcode::info(bth.opcode()).role == Role::Cnp;
+            self.becn += u64::from(bth.becn() && !cnp);
         }
         if let Some(key) = FlowKey::of(pkt) {
             if key.role == Role::Cnp {
@@ -308,6 +353,7 @@ impl Analyzer {
 
     /// Closes what is still open at the end of the capture.
     pub fn finish(&mut self) {
+        self.flows.finish();
         self.pfc.finish(&mut self.anomalies);
         self.anomalies
             .kept

@@ -6,15 +6,17 @@
 //! The serialized key names are a contract (docs/json-schema.md): more may be added, none
 //! renamed.
 
+use std::collections::HashMap;
 use std::fmt::Display;
 
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use super::flows::{Flow, FlowKey, FrameRef};
-use super::pfc::{ALL_PRIORITIES, Cascade, SenderStats, Storm};
-use super::{AnalyzeConfig, Analyzer, Anomaly, AnomalyKind, CrcCounts, What};
+use super::pfc::{ALL_PRIORITIES, Cascade, Join, SenderStats, Storm};
+use super::{AnalyzeConfig, Analyzer, Anomaly, AnomalyKind, CrcCounts, Endpoints, What};
 use crate::capture::merge::InputReport;
+use crate::dissect::Address;
 use crate::dissect::Kind;
 use crate::wire::ethernet::Mac;
 use crate::wire::opcode::{self, Role};
@@ -37,6 +39,8 @@ pub struct Report<'a> {
     pub icrc: CrcCounts,
     pub vcrc: CrcCounts,
     pub ecn_ce: u64,
+    pub fecn: u64,
+    pub becn: u64,
     pub congestion: Congestion<'a>,
     /// QP connections, both ends paired when the capture allows.
     pub connections: super::connections::Connections<'a>,
@@ -72,6 +76,8 @@ impl<'a> Report<'a> {
             icrc: analyzer.icrc,
             vcrc: analyzer.vcrc,
             ecn_ce: analyzer.ecn_ce,
+            fecn: analyzer.fecn,
+            becn: analyzer.becn,
             congestion: Congestion::new(analyzer, &flows, files),
             connections: super::connections::Connections {
                 table: &analyzer.connections,
@@ -304,6 +310,8 @@ pub struct FlowRow<'a> {
     pub nak_seq_err: u32,
     pub rnr_naks: u32,
     pub ecn_ce: u32,
+    pub fecn: u32,
+    pub becn: u32,
     pub cnps: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pmtu: Option<u32>,
@@ -338,6 +346,8 @@ impl<'a> FlowRow<'a> {
             nak_seq_err: flow.nak_seq_err,
             rnr_naks: flow.rnr_naks,
             ecn_ce: flow.ecn_ce,
+            fecn: flow.fecn,
+            becn: flow.becn,
             cnps: flow.cnps,
             pmtu: flow.pmtu_used.map(|(pmtu, _)| pmtu),
             pmtu_source: flow.pmtu_used.map(|(_, source)| source.name()),
@@ -403,8 +413,28 @@ pub struct CnpTarget<'a> {
     pub cnps: u32,
     #[serde(flatten)]
     pub first: First<'a>,
+    /// Request flows from the CNP's target host to its sender that carry CE marks: the
+    /// candidates for the flow whose marks caused the CNPs.
+    pub ce_flows: u32,
+    /// The destination QP of the candidate the CNPs answer, when it is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ce_dest_qp: Option<u32>,
+    /// How it is known: `only_ce_flow`, or `acknowledged_psn` when the last ACK to the
+    /// CNP's QP carries the last PSN of exactly one candidate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ce_paired_by: Option<&'static str>,
+    /// From the first CE mark of that flow to the first CNP. RoCE does not say which QP of
+    /// the target host a CNP's QP talks to, so without a known pairing there is no delay.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ce_to_cnp_ns: Option<u64>,
+}
+
+/// CE-marked request flows of one host pair, to pair CNPs with.
+#[derive(Clone, Copy, Default)]
+struct MarkedFlows {
+    count: u32,
+    /// The one flow when `count` is 1: its destination QP and first CE time.
+    only: Option<(u32, Option<u64>)>,
 }
 
 #[derive(Serialize)]
@@ -439,23 +469,49 @@ impl<'a> Congestion<'a> {
                 first: flow.first_ce.map(|at| First::new(at, files)),
             })
             .collect();
+        // One pass indexes the CE-marked request flows, by host pair and by last PSN, and the
+        // responses by the QP they go to, so pairing every CNP flow stays linear.
+        type Index<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+        let mut marked: Index<(Address, Address), MarkedFlows> = Index::default();
+        let mut by_last_psn: Index<(Address, Address, u32), MarkedFlows> = Index::default();
+        let mut last_ack: Index<(Address, Address, u32), u32> = Index::default();
+        let any_cnp = flows.iter().any(|(k, _)| k.role == Role::Cnp);
+        for (key, flow) in flows.iter().filter(|_| any_cnp) {
+            match key.role {
+                Role::Request if flow.ecn_ce > 0 => {
+                    let this = (key.dest_qp, flow.first_ce.and_then(|at| at.ts_ns));
+                    for entry in [
+                        marked.entry((key.src, key.dst)).or_default(),
+                        by_last_psn
+                            .entry((key.src, key.dst, flow.last_psn))
+                            .or_default(),
+                    ] {
+                        entry.count += 1;
+                        entry.only = (entry.count == 1).then_some(this);
+                    }
+                }
+                Role::Response => {
+                    last_ack.insert((key.src, key.dst, key.dest_qp), flow.last_psn);
+                }
+                _ => {}
+            }
+        }
         let cnp_targets = flows
             .iter()
             .filter(|(k, _)| k.role == Role::Cnp)
             .map(|&(key, flow)| {
                 // The CE marks that caused these CNPs travelled the other way: requests from
                 // the CNP's destination to its source.
-                let first_ce = flows
-                    .iter()
-                    .filter(|(k, f)| {
-                        k.role == Role::Request
-                            && k.src == key.dst
-                            && k.dst == key.src
-                            && f.first_ce.is_some()
-                    })
-                    .filter_map(|(_, f)| f.first_ce.and_then(|at| at.ts_ns))
-                    .min();
-                let ce_to_cnp_ns = match (first_ce, flow.first.ts_ns) {
+                let candidates = marked.get(&(key.dst, key.src)).copied().unwrap_or_default();
+                let paired = match candidates.only {
+                    Some(only) => Some((only, "only_ce_flow")),
+                    None => last_ack
+                        .get(&(key.src, key.dst, key.dest_qp))
+                        .and_then(|psn| by_last_psn.get(&(key.dst, key.src, *psn)))
+                        .and_then(|m| m.only)
+                        .map(|only| (only, "acknowledged_psn")),
+                };
+                let ce_to_cnp_ns = match (paired.and_then(|((_, ce), _)| ce), flow.first.ts_ns) {
                     (Some(ce), Some(cnp)) if cnp >= ce => Some(cnp - ce),
                     _ => None,
                 };
@@ -463,6 +519,9 @@ impl<'a> Congestion<'a> {
                     id: FlowId::new(key),
                     cnps: flow.cnps,
                     first: First::new(flow.first, files),
+                    ce_flows: candidates.count,
+                    ce_dest_qp: paired.map(|((qp, _), _)| qp),
+                    ce_paired_by: paired.map(|(_, by)| by),
                     ce_to_cnp_ns,
                 }
             })
@@ -527,6 +586,10 @@ pub struct SenderRow<'a> {
 
 #[derive(Serialize)]
 pub struct StormRow<'a> {
+    /// `pfc_storm`, or `pause_storm` for 802.3x PAUSE (priority `all`). Left out of an
+    /// anomaly, whose own `kind` says it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
     #[serde(serialize_with = "display")]
     pub src: &'a Mac,
     pub priority: Priority,
@@ -542,6 +605,11 @@ pub struct StormRow<'a> {
 impl<'a> StormRow<'a> {
     pub fn new(storm: &'a Storm, files: Files<'a>) -> Self {
         StormRow {
+            kind: Some(if storm.priority == ALL_PRIORITIES {
+                AnomalyKind::PauseStorm.name()
+            } else {
+                AnomalyKind::PfcStorm.name()
+            }),
             src: &storm.src,
             priority: Priority(storm.priority),
             start: Seconds(storm.start_ns),
@@ -563,10 +631,49 @@ pub struct CascadeRow<'a> {
     pub more_senders: u64,
     pub start: Seconds,
     pub start_ns: u64,
+    /// From the first sender's pause to the end of the last overlapping one.
     pub duration: Seconds,
     pub duration_ns: u64,
+    /// How long at least two senders were paused at once.
+    pub overlap_ns: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub overlap_partial: bool,
+    pub members: Members<'a>,
     #[serde(flatten)]
     pub at: Start<'a>,
+}
+
+/// Each sender of a cascade with the time it joined.
+pub struct Members<'a> {
+    joins: &'a [Join],
+    start_ns: u64,
+    files: Files<'a>,
+}
+
+#[derive(Serialize)]
+struct MemberRow<'a> {
+    #[serde(serialize_with = "display")]
+    src: &'a Mac,
+    joined_ns: u64,
+    /// After the cascade's first pause.
+    joined_after_ns: u64,
+    #[serde(flatten)]
+    at: At<'a>,
+}
+
+impl Serialize for Members<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.joins.len()))?;
+        for join in self.joins {
+            seq.serialize_element(&MemberRow {
+                src: &join.src,
+                joined_ns: join.ns,
+                joined_after_ns: join.ns.saturating_sub(self.start_ns),
+                at: At::new(join.at, self.files),
+            })?;
+        }
+        seq.end()
+    }
 }
 
 impl<'a> CascadeRow<'a> {
@@ -579,6 +686,13 @@ impl<'a> CascadeRow<'a> {
             start_ns: cascade.start_ns,
             duration: Seconds(cascade.duration_ns),
             duration_ns: cascade.duration_ns,
+            overlap_ns: cascade.overlap_ns,
+            overlap_partial: cascade.overlap_partial,
+            members: Members {
+                joins: &cascade.joins,
+                start_ns: cascade.start_ns,
+                files,
+            },
             at: Start::new(cascade.start, files),
         }
     }
@@ -702,6 +816,8 @@ pub enum Details<'a> {
         stored: Option<u32>,
         #[serde(skip_serializing_if = "Option::is_none")]
         computed: Option<u32>,
+        #[serde(flatten)]
+        endpoints: EndpointsRow<'a>,
     },
     Storm(StormRow<'a>),
     Cascade(CascadeRow<'a>),
@@ -711,6 +827,36 @@ pub enum Details<'a> {
         #[serde(serialize_with = "display")]
         message: &'a crate::wire::DecodeError,
     },
+}
+
+/// The addresses of a packet whose CRC failed, to find the link that corrupted it.
+#[derive(Serialize)]
+pub struct EndpointsRow<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    src: Option<Shown<'a, Address>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dst: Option<Shown<'a, Address>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dest_qp: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    src_mac: Option<Shown<'a, Mac>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dst_mac: Option<Shown<'a, Mac>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vlan: Option<u16>,
+}
+
+impl<'a> EndpointsRow<'a> {
+    fn new(e: &'a Endpoints) -> Self {
+        EndpointsRow {
+            src: e.src.as_ref().map(Shown),
+            dst: e.dst.as_ref().map(Shown),
+            dest_qp: e.dest_qp,
+            src_mac: e.src_mac.as_ref().map(Shown),
+            dst_mac: e.dst_mac.as_ref().map(Shown),
+            vlan: e.vlan,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -768,11 +914,15 @@ impl<'a> AnomalyRow<'a> {
                 psn: *psn,
                 timer: *timer,
             },
-            What::IcrcBad(check) | What::VcrcBad(check) => Details::Crc {
+            What::IcrcBad(check, endpoints) | What::VcrcBad(check, endpoints) => Details::Crc {
                 stored: check.stored,
                 computed: check.computed,
+                endpoints: EndpointsRow::new(endpoints),
             },
-            What::PfcStorm(storm) => Details::Storm(StormRow::new(storm, files)),
+            What::PfcStorm(storm) => Details::Storm(StormRow {
+                kind: None,
+                ..StormRow::new(storm, files)
+            }),
             What::PauseCascade(cascade) => Details::Cascade(CascadeRow::new(cascade, files)),
             What::Malformed(err) => Details::Malformed {
                 layer: err.layer.name(),

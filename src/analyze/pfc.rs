@@ -1,6 +1,11 @@
 //! PFC (802.1Qbb) and 802.3x PAUSE: per-(sender, priority) pause intervals, storms and
 //! cascades.
 //!
+//! A cascade is inferred from pauses that overlap in time on the same priority (or, for
+//! 802.3x, on whole links), without knowing the topology: two senders pausing at once may
+//! be unrelated. Each record therefore says when each sender joined and how long at least
+//! two of them were paused together, rather than claiming a chain.
+//!
 //! A pause frame sets the sender's pause timer for one priority to quanta × 512 bit times;
 //! a later frame replaces the timer, and quanta 0 (XON) ends the pause at once.
 
@@ -23,6 +28,9 @@ const MAX_CASCADE_MEMBERS: usize = 64;
 /// Storms and cascades kept in full; more are counted. With `--storm-threshold 0ns` every
 /// pause frame is a storm, so the lists need a bound like every other table.
 const MAX_EPISODES: usize = 10_000;
+/// Pause intervals kept per open cascade to measure the overlap; beyond it the overlap is
+/// measured over the first ones only, and said to be partial.
+const MAX_CASCADE_INTERVALS: usize = 4096;
 
 #[derive(Debug, Clone, Default)]
 pub struct SenderStats {
@@ -53,10 +61,24 @@ pub struct Storm {
     pub frames: u64,
 }
 
+/// When a sender's first pause of a cascade began.
+#[derive(Debug, Clone, Copy)]
+pub struct Join {
+    pub src: Mac,
+    pub at: FrameRef,
+    pub ns: u64,
+}
+
 #[derive(Debug, Clone)]
 pub struct Cascade {
     pub priority: u8,
     pub senders: Vec<Mac>,
+    /// One per named sender, in the order they joined.
+    pub joins: Vec<Join>,
+    /// Time during which at least two senders were paused at once.
+    pub overlap_ns: u64,
+    /// More pause intervals than [`MAX_CASCADE_INTERVALS`]: `overlap_ns` is a lower bound.
+    pub overlap_partial: bool,
     /// Senders beyond the ones named.
     pub more_senders: u64,
     pub start: FrameRef,
@@ -67,6 +89,10 @@ pub struct Cascade {
 #[derive(Debug, Clone)]
 struct Group {
     members: Vec<Mac>,
+    joins: Vec<Join>,
+    /// Finished pauses of the members: (start, end) in ns.
+    intervals: Vec<(u64, u64)>,
+    intervals_dropped: bool,
     more: u64,
     start: FrameRef,
     start_ns: u64,
@@ -219,6 +245,16 @@ impl PfcTracker {
         if let Some(stats) = self.senders.get_mut(&(src, priority)) {
             stats.paused_ns += duration;
         }
+        if let Some(group) = &mut self.groups[usize::from(priority)]
+            && run.start_ns >= group.start_ns
+            && group.members.contains(&src)
+        {
+            if group.intervals.len() < MAX_CASCADE_INTERVALS {
+                group.intervals.push((run.start_ns, end_ns));
+            } else {
+                group.intervals_dropped = true;
+            }
+        }
         if duration >= self.storm_threshold_ns {
             let storm = Storm {
                 src,
@@ -256,6 +292,7 @@ impl PfcTracker {
                 if !group.members.contains(&src) {
                     if group.members.len() < MAX_CASCADE_MEMBERS {
                         group.members.push(src);
+                        group.joins.push(Join { src, at, ns: now });
                     } else {
                         group.more += 1;
                     }
@@ -265,6 +302,9 @@ impl PfcTracker {
             None => {
                 self.groups[slot] = Some(Group {
                     members: vec![src],
+                    joins: vec![Join { src, at, ns: now }],
+                    intervals: Vec::new(),
+                    intervals_dropped: false,
                     more: 0,
                     start: at,
                     start_ns: now,
@@ -293,15 +333,35 @@ impl PfcTracker {
     }
 
     fn close_group(&mut self, slot: usize, anomalies: &mut AnomalySink) {
-        let Some(group) = self.groups[slot].take() else {
+        let Some(mut group) = self.groups[slot].take() else {
             return;
         };
         if group.members.len() < 2 {
             return;
         }
+        // Pauses that expired without a later frame from their sender are still open.
+        for member in &group.members {
+            let open = self
+                .senders
+                .get(&(*member, slot as u8))
+                .and_then(|s| s.run)
+                .filter(|run| run.start_ns >= group.start_ns);
+            if let Some(run) = open {
+                if group.intervals.len() < MAX_CASCADE_INTERVALS {
+                    group
+                        .intervals
+                        .push((run.start_ns, run.until_ns.min(group.end_ns)));
+                } else {
+                    group.intervals_dropped = true;
+                }
+            }
+        }
         let cascade = Cascade {
             priority: slot as u8,
+            overlap_ns: overlap(&group.intervals),
+            overlap_partial: group.intervals_dropped,
             senders: group.members,
+            joins: group.joins,
             more_senders: group.more,
             start: group.start,
             start_ns: group.start_ns,
@@ -348,5 +408,40 @@ impl PfcTracker {
         let mut all: Vec<_> = self.senders.iter().collect();
         all.sort_by_key(|(_, s)| s.order);
         all
+    }
+}
+
+/// The time during which at least two of `intervals` are in effect at once: a sweep over
+/// their sorted ends.
+fn overlap(intervals: &[(u64, u64)]) -> u64 {
+    let mut edges: Vec<(u64, i32)> = intervals
+        .iter()
+        .flat_map(|&(start, end)| [(start, 1), (end, -1)])
+        .collect();
+    // Ends before starts at the same instant: touching pauses do not overlap.
+    edges.sort_unstable();
+    let mut active = 0i32;
+    let mut since = 0u64;
+    let mut total = 0u64;
+    for (at, step) in edges {
+        if active >= 2 {
+            total += at - since;
+        }
+        active += step;
+        since = at;
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::overlap;
+
+    #[test]
+    fn overlap_counts_only_concurrent_pauses() {
+        assert_eq!(overlap(&[(0, 100), (50, 200)]), 50);
+        assert_eq!(overlap(&[(0, 100), (100, 200)]), 0);
+        assert_eq!(overlap(&[(0, 300), (100, 200), (150, 400)]), 200);
+        assert_eq!(overlap(&[(0, 10)]), 0);
     }
 }

@@ -48,6 +48,17 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         })
     })?;
     analyzer.finish();
+    if let (Some(given), Some(conflict)) = (args.pmtu, analyzer.flows.pmtu_conflict) {
+        let file = match input.files.get(usize::from(conflict.at.file)) {
+            Some(name) if input.files.len() > 1 => format!("{name}: "),
+            _ => String::new(),
+        };
+        eprintln!(
+            "rdmadump: warning: --pmtu {given} contradicts the capture: {file}frame {} \
+             carries a full-sized {}-byte payload (FIRST or MIDDLE packet)",
+            conflict.at.frame, conflict.observed
+        );
+    }
 
     let report = Report::new(&analyzer, &input);
     let mut out = super::stdout()?;

@@ -326,9 +326,15 @@ impl Packet<'_> {
         }
     }
 
-    /// IP ECN codepoint 3: a switch marked congestion.
+    /// ECN codepoint 3 (Congestion Experienced): a switch marked congestion. Read from the
+    /// IP header, or from the GRH traffic class of RoCE v1.
     pub fn ecn_ce(&self) -> bool {
-        self.transport_ip().is_some_and(|ip| ip.ecn() == 3)
+        match self.transport_ip() {
+            Some(ip) => ip.ecn() == 3,
+            // RoCE v1 carries ECN where IPv6 does, in the low two bits of the GRH's traffic
+            // class; native InfiniBand marks congestion with the BTH's FECN instead.
+            None => self.kind == Kind::RoceV1 && self.grh.is_some_and(|g| g.tclass() & 3 == 3),
+        }
     }
 
     /// The IP header that carries the frame across the network (RoCE v2's, or a bare IP

@@ -10,7 +10,7 @@ use super::parse::{header, run, take};
 use super::tunnel_stack::EncapKind;
 use super::{DecodeOptions, IpHeader, Packet, VlanStack, ip, link, malformed};
 use crate::wire::Layer;
-use crate::wire::erspan::{ErspanII, ErspanIII, ErspanPlatform};
+use crate::wire::erspan::{ErspanCommon, ErspanII, ErspanIII, ErspanPlatform};
 use crate::wire::gre::{GreHeader, protocol};
 use crate::wire::udp::UdpHeader;
 use crate::wire::vxlan::VxlanHeader;

@@ -4,7 +4,7 @@
 //! 88 bytes.
 
 use super::IpHeader;
-use crate::wire::erspan::{ErspanII, ErspanIII, ErspanPlatform};
+use crate::wire::erspan::{ErspanCommon, ErspanII, ErspanIII, ErspanPlatform};
 use crate::wire::ethernet::{EthernetHeader, VlanTag, ethertype};
 use crate::wire::gre::{Gre, GreHeader};
 use crate::wire::ipv4::Ipv4Header;

@@ -8,12 +8,16 @@ use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, LineStyle, Tab
 
 use crate::analyze::flows::{FrameRef, PmtuSource};
 use crate::analyze::model::{Priority, Report, Seconds};
+use crate::analyze::pfc::ALL_PRIORITIES;
 use crate::analyze::{AnomalyKind, CrcCounts, What};
 use crate::dissect::Kind;
 use crate::wire::opcode::Role;
 
 /// Flows listed; a capture with more shows the most eventful ones.
 const FLOWS_SHOWN: usize = 40;
+
+/// CNP targets whose CE-to-CNP delay the summary names.
+const CNP_DELAYS_SHOWN: usize = 2;
 
 /// Anomalies listed in full before the rest are summarised.
 const ANOMALIES_SHOWN: usize = 25;
@@ -143,10 +147,39 @@ fn summary(out: &mut String, a: &Report<'_>) {
         "  congestion: {} ECN-CE marked, {} CNPs",
         a.ecn_ce, a.counts.cnp
     );
-    if let Some(delay) = a.congestion.ce_to_cnp_ns {
-        let _ = write!(out, ", first CNP {} us after first CE", delay / 1000);
+    if a.fecn + a.becn > 0 {
+        let _ = write!(out, ", {} FECN, {} BECN", a.fecn, a.becn);
     }
     out.push('\n');
+    // Only delays paired on one QP: the capture-wide first-CE-to-first-CNP figure may join
+    // marks and CNPs of unrelated connections, so it stays in the JSON alone.
+    let paired: Vec<String> = a
+        .congestion
+        .cnp_targets
+        .iter()
+        .filter_map(|t| {
+            t.ce_to_cnp_ns.map(|delay| {
+                format!(
+                    "{} us (to {} qp {:#x})",
+                    delay / 1000,
+                    t.id.dst,
+                    t.id.dest_qp
+                )
+            })
+        })
+        .collect();
+    if !paired.is_empty() {
+        let shown = paired.len().min(CNP_DELAYS_SHOWN);
+        let _ = write!(
+            out,
+            "  CE to first CNP, same QP: {}",
+            paired[..shown].join(", ")
+        );
+        if paired.len() > shown {
+            let _ = write!(out, ", ... {} more (see --json)", paired.len() - shown);
+        }
+        out.push('\n');
+    }
     if a.flow_table.evicted > 0 {
         let _ = writeln!(
             out,
@@ -180,7 +213,7 @@ fn flows(out: &mut String, a: &Report<'_>, style: Style) {
     let mut t = table(
         style,
         &[
-            "flow", "qp", "role", "pkts", "gaps", "retx", "gbn", "nak", "ce", "cnp",
+            "flow", "qp", "role", "pkts", "gaps", "retx", "gbn", "nak", "rnr", "ce", "cnp",
         ],
     );
     for (key, flow) in &sorted {
@@ -192,7 +225,8 @@ fn flows(out: &mut String, a: &Report<'_>, style: Style) {
             flagged(flow.psn_gaps, style),
             flagged(flow.retransmitted, style),
             flagged(flow.go_back_n, style),
-            flagged(flow.naks + flow.rnr_naks, style),
+            flagged(flow.naks, style),
+            flagged(flow.rnr_naks, style),
             number(flow.ecn_ce),
             number(flow.cnps),
         ]);
@@ -288,10 +322,34 @@ fn describe(what: &What) -> String {
                 flow.src, flow.dst, flow.dest_qp
             )
         }
-        What::IcrcBad(c) | What::VcrcBad(c) => format!(
-            "stored {:#010x}, computed {:#010x}",
-            c.stored.unwrap_or(0),
-            c.computed.unwrap_or(0)
+        What::IcrcBad(c, e) | What::VcrcBad(c, e) => {
+            let mut text = String::new();
+            if let (Some(src), Some(dst)) = (e.src, e.dst) {
+                let _ = write!(text, "{src} > {dst} ");
+            }
+            if let Some(qp) = e.dest_qp {
+                let _ = write!(text, "qp {qp:#x} ");
+            }
+            if let (Some(src), Some(dst)) = (e.src_mac, e.dst_mac) {
+                let _ = write!(text, "({src} > {dst}");
+                if let Some(vlan) = e.vlan {
+                    let _ = write!(text, " vlan {vlan}");
+                }
+                text.push_str(") ");
+            }
+            let _ = write!(
+                text,
+                "stored {:#010x}, computed {:#010x}",
+                c.stored.unwrap_or(0),
+                c.computed.unwrap_or(0)
+            );
+            text
+        }
+        What::PfcStorm(s) if s.priority == ALL_PRIORITIES => format!(
+            "{} 802.3x pause storm: link paused {} ms in {} frames",
+            s.src,
+            s.duration_ns / 1_000_000,
+            s.frames
         ),
         What::PfcStorm(s) => format!(
             "{} priority {} paused {} ms in {} frames",
@@ -301,11 +359,17 @@ fn describe(what: &What) -> String {
             s.frames
         ),
         What::PauseCascade(c) => {
-            let senders: Vec<String> = c.senders.iter().map(|m| m.to_string()).collect();
+            let senders: Vec<String> = c
+                .joins
+                .iter()
+                .map(|j| format!("{} (+{} us)", j.src, j.ns.saturating_sub(c.start_ns) / 1000))
+                .collect();
             format!(
-                "priority {}: {} over {} us",
+                "priority {}: {} paused together for {} us{} (span {} us)",
                 Priority(c.priority).name(),
-                senders.join(" -> "),
+                senders.join(", "),
+                c.overlap_ns / 1000,
+                if c.overlap_partial { " or more" } else { "" },
                 c.duration_ns / 1000
             )
         }

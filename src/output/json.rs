@@ -5,6 +5,7 @@ use super::jsonw::Obj;
 use crate::crc::CrcCheck;
 use crate::dissect::{Encap, IpHeader, Packet, Tunnel, Upper};
 use crate::wire::aeth::{self, Syndrome};
+use crate::wire::erspan::ErspanCommon;
 use crate::wire::opcode;
 
 /// Appends one JSON line (with its newline) for `pkt` to `out`.

@@ -6,6 +6,7 @@ use super::time::Clock;
 use crate::crc::{CrcCheck, CrcStatus};
 use crate::dissect::{Encap, Kind, Packet};
 use crate::wire::aeth::{self, Syndrome};
+use crate::wire::erspan::ErspanCommon;
 use crate::wire::opcode;
 
 /// Appends one line (with its newline) describing `pkt`.

@@ -18,32 +18,53 @@ header_view!(
     ErspanPlatform, 8, Layer::Erspan
 );
 
-impl ErspanII<'_> {
-    /// Ver: 1 for type II.
+/// The first word, laid out alike in types II and III: version, the mirrored frame's VLAN,
+/// class of service and truncation, and the mirror session.
+pub trait ErspanCommon {
+    fn first_word(&self) -> u32;
+
+    /// Ver: 1 for type II, 2 for type III.
     #[inline]
-    pub fn version(&self) -> u8 {
-        self.bytes[0] >> 4
+    fn version(&self) -> u8 {
+        (self.first_word() >> 28) as u8
     }
     /// The VLAN of the mirrored frame.
     #[inline]
-    pub fn vlan(&self) -> u16 {
-        u16_at::<0, 8>(self.bytes) & 0x0fff
+    fn vlan(&self) -> u16 {
+        ((self.first_word() >> 16) & 0x0fff) as u16
     }
     /// COS: the mirrored frame's class of service.
     #[inline]
-    pub fn cos(&self) -> u8 {
-        self.bytes[2] >> 5
+    fn cos(&self) -> u8 {
+        ((self.first_word() >> 13) & 0x7) as u8
     }
     /// T: the mirrored frame was truncated to fit.
     #[inline]
-    pub fn truncated(&self) -> bool {
-        self.bytes[2] & 0x04 != 0
+    fn truncated(&self) -> bool {
+        self.first_word() & 0x0400 != 0
     }
     /// Session ID: the mirror session.
     #[inline]
-    pub fn session_id(&self) -> u16 {
-        u16_at::<2, 8>(self.bytes) & 0x03ff
+    fn session_id(&self) -> u16 {
+        (self.first_word() & 0x03ff) as u16
     }
+}
+
+impl ErspanCommon for ErspanII<'_> {
+    #[inline]
+    fn first_word(&self) -> u32 {
+        u32_at::<0, 8>(self.bytes)
+    }
+}
+
+impl ErspanCommon for ErspanIII<'_> {
+    #[inline]
+    fn first_word(&self) -> u32 {
+        u32_at::<0, 12>(self.bytes)
+    }
+}
+
+impl ErspanII<'_> {
     /// Index: the port the frame was mirrored from.
     #[inline]
     pub fn index(&self) -> u32 {
@@ -52,27 +73,6 @@ impl ErspanII<'_> {
 }
 
 impl ErspanIII<'_> {
-    /// Ver: 2 for type III.
-    #[inline]
-    pub fn version(&self) -> u8 {
-        self.bytes[0] >> 4
-    }
-    #[inline]
-    pub fn vlan(&self) -> u16 {
-        u16_at::<0, 12>(self.bytes) & 0x0fff
-    }
-    #[inline]
-    pub fn cos(&self) -> u8 {
-        self.bytes[2] >> 5
-    }
-    #[inline]
-    pub fn truncated(&self) -> bool {
-        self.bytes[2] & 0x04 != 0
-    }
-    #[inline]
-    pub fn session_id(&self) -> u16 {
-        u16_at::<2, 12>(self.bytes) & 0x03ff
-    }
     #[inline]
     pub fn timestamp(&self) -> u32 {
         u32_at::<4, 12>(self.bytes)

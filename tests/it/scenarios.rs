@@ -16,9 +16,17 @@ const FLOW_COUNTERS: &[&str] = &[
     "rnr_naks",
     "ecn_ce",
     "cnps",
+    "fecn",
+    "becn",
+    "pmtu",
+    "pmtu_source",
 ];
 
 fn analyze(files: &[&str], args: &[&str]) -> Value {
+    analyze_with_stderr(files, args).0
+}
+
+fn analyze_with_stderr(files: &[&str], args: &[&str]) -> (Value, String) {
     let mut argv = vec!["analyze", "--json"];
     argv.extend_from_slice(args);
     let paths: Vec<String> = files
@@ -33,7 +41,10 @@ fn analyze(files: &[&str], args: &[&str]) -> Value {
     argv.extend(paths.iter().map(String::as_str));
     let out = rdmadump(&argv);
     assert!(out.status.success(), "{}", stderr(&out));
-    serde_json::from_str(&stdout(&out)).expect("one JSON document")
+    (
+        serde_json::from_str(&stdout(&out)).expect("one JSON document"),
+        stderr(&out),
+    )
 }
 
 fn truth() -> Value {
@@ -98,6 +109,9 @@ fn check_pfc(name: &str, want: &Value, got: &Value, problems: &mut Vec<String>) 
             &got_storms.len().into(),
         );
         for (w, g) in storms.iter().zip(got_storms) {
+            if let Some(kind) = w.get("kind") {
+                expect_eq(problems, format!("{name} storm kind"), kind, &g["kind"]);
+            }
             for (ours, theirs) in [
                 ("src", "src"),
                 ("priority", "priority"),
@@ -125,6 +139,33 @@ fn check_pfc(name: &str, want: &Value, got: &Value, problems: &mut Vec<String>) 
         for (w, g) in cascades.iter().zip(got_cascades) {
             for key in ["priority", "senders", "start_ns", "duration_ns"] {
                 expect_eq(problems, format!("{name} cascade {key}"), &w[key], &g[key]);
+            }
+            if let Some(overlap) = w.get("overlap_ns") {
+                expect_eq(
+                    problems,
+                    format!("{name} cascade overlap_ns"),
+                    overlap,
+                    &g["overlap_ns"],
+                );
+            }
+            if let Some(members) = w["members"].as_array() {
+                let got_members = g["members"].as_array().unwrap();
+                expect_eq(
+                    problems,
+                    format!("{name} cascade members"),
+                    &members.len().into(),
+                    &got_members.len().into(),
+                );
+                for (wm, gm) in members.iter().zip(got_members) {
+                    for key in ["src", "joined_ns", "joined_after_ns", "frame"] {
+                        expect_eq(
+                            problems,
+                            format!("{name} cascade member {key}"),
+                            &wm[key],
+                            &gm[key],
+                        );
+                    }
+                }
             }
         }
     }
@@ -182,7 +223,42 @@ fn check(name: &str, files: &[&str], want: &Value, problems: &mut Vec<String>) {
     let args: Vec<&str> = want["args"].as_array().map_or(Vec::new(), |a| {
         a.iter().map(|v| v.as_str().unwrap()).collect()
     });
-    let got = analyze(files, &args);
+    let (got, stderr_text) = analyze_with_stderr(files, &args);
+    if let Some(needle) = want.get("stderr_contains").and_then(Value::as_str)
+        && !stderr_text.contains(needle)
+    {
+        problems.push(format!("{name}: stderr lacks {needle:?}: {stderr_text}"));
+    }
+    for key in ["fecn", "becn"] {
+        if let Some(count) = want.get(key) {
+            expect_eq(problems, format!("{name} {key}"), count, &got[key]);
+        }
+    }
+    if let Some(counts) = want["anomaly_counts"].as_object() {
+        for (kind, count) in counts {
+            expect_eq(
+                problems,
+                format!("{name} anomaly count {kind}"),
+                count,
+                &got["anomaly_counts"][kind],
+            );
+        }
+    }
+    if let Some(crc) = want["crc_anomalies"].as_array() {
+        let mut got_crc = anomalies(&got, "icrc_bad");
+        got_crc.extend(anomalies(&got, "vcrc_bad"));
+        expect_eq(
+            problems,
+            format!("{name} CRC anomalies"),
+            &crc.len().into(),
+            &got_crc.len().into(),
+        );
+        for (w, g) in crc.iter().zip(got_crc) {
+            for (key, value) in w.as_object().unwrap() {
+                expect_eq(problems, format!("{name} CRC {key}"), value, &g[key]);
+            }
+        }
+    }
     if let Some(frames) = want.get("frames") {
         expect_eq(
             problems,
@@ -268,6 +344,7 @@ fn check(name: &str, files: &[&str], want: &Value, problems: &mut Vec<String>) {
                 &g["frame"],
             );
             expect_eq(problems, format!("{name} NAK kind"), &w["kind"], &g["kind"]);
+            expect_eq(problems, format!("{name} NAK psn"), &w["psn"], &g["psn"]);
         }
     }
     if let Some(targets) = want["cnp_targets"].as_array() {
@@ -284,6 +361,10 @@ fn check(name: &str, files: &[&str], want: &Value, problems: &mut Vec<String>) {
                 ("dest_qp", "dest_qp"),
                 ("cnps", "cnps"),
                 ("first_frame", "first_frame"),
+                ("ce_flows", "ce_flows"),
+                ("ce_dest_qp", "ce_dest_qp"),
+                ("ce_paired_by", "ce_paired_by"),
+                ("ce_to_cnp_ns", "ce_to_cnp_ns"),
             ] {
                 expect_eq(
                     problems,
@@ -349,6 +430,55 @@ fn every_scenario_matches_the_truth_written_when_it_was_built() {
 }
 
 #[test]
+fn pmtu_must_be_one_infiniband_defines() {
+    let capture = fixture("scenarios/read_pmtu_from_responses.pcap");
+    for bad in ["1000", "500", "8192", "0"] {
+        let out = rdmadump(&["analyze", "--pmtu", bad, capture.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "--pmtu {bad} was accepted");
+        assert!(stderr(&out).contains("256, 512, 1024, 2048 or 4096"));
+    }
+    let (_, warnings) =
+        analyze_with_stderr(&["read_pmtu_from_responses.pcap"], &["--pmtu", "1024"]);
+    assert!(
+        !warnings.contains("contradicts"),
+        "a --pmtu the capture agrees with draws no warning: {warnings}"
+    );
+}
+
+#[test]
+fn text_and_json_count_naks_alike() {
+    let capture = fixture("scenarios/read_atomic_rnr.pcap");
+    let out = rdmadump(&["analyze", capture.to_str().unwrap()]);
+    let text = stdout(&out);
+    let header = text.lines().find(|l| l.starts_with("flow ")).unwrap();
+    let columns: Vec<&str> = header.split_whitespace().collect();
+    let nak = columns.iter().position(|c| *c == "nak").unwrap();
+    let rnr = columns.iter().position(|c| *c == "rnr").unwrap();
+    let json = analyze(&["read_atomic_rnr.pcap"], &[]);
+    for flow in json["flows"].as_array().unwrap() {
+        let row = text
+            .lines()
+            .find(|l| {
+                l.starts_with(&format!(
+                    "{} > {}",
+                    flow["src"].as_str().unwrap(),
+                    flow["dst"].as_str().unwrap()
+                )) && l.contains(&format!("{:#x}", flow["dest_qp"].as_u64().unwrap()))
+                    && l.contains(if flow["role"] == "request" {
+                        " req "
+                    } else {
+                        " rsp "
+                    })
+            })
+            .unwrap();
+        // "a > b" spans three columns of the header's one.
+        let cells: Vec<&str> = row.split_whitespace().skip(2).collect();
+        assert_eq!(cells[nak], flow["naks"].to_string(), "{row}");
+        assert_eq!(cells[rnr], flow["rnr_naks"].to_string(), "{row}");
+    }
+}
+
+#[test]
 fn storm_threshold_changes_the_verdict() {
     let storms = |threshold: &str| {
         analyze(&["pfc_storm.pcap"], &["--storm-threshold", threshold])["pfc"]["storms"]
@@ -359,4 +489,23 @@ fn storm_threshold_changes_the_verdict() {
     assert_eq!(storms("100ms"), 1);
     assert_eq!(storms("300ms"), 0);
     assert_eq!(storms("1ms"), 2);
+}
+
+/// ../shared/captures/rdma-cm-rxe.pcap: a READ of 4096 bytes whose responses carry 1024
+/// bytes each, and no request after it. Its PMTU is the responses' 1024, not a number
+/// inferred from the 18-byte WRITE before it.
+#[test]
+fn real_read_takes_its_pmtu_from_its_responses() {
+    let out = rdmadump(&["analyze", "--json", "../shared/captures/rdma-cm-rxe.pcap"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let requests = doc["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["dest_qp"] == 0x11 && f["role"] == "request")
+        .expect("the requests to QP 0x11");
+    assert_eq!(requests["pmtu"], 1024);
+    assert_eq!(requests["pmtu_source"], "observed");
+    assert_eq!(requests["psn_gaps"], 0);
 }
