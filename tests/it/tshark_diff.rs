@@ -2089,6 +2089,28 @@ const KNOWN: &[Known] = &[
         &["file.error"],
         "tshark 4.0 cannot open pcap linktype 247; see the [ERF-wrapped] run.",
     ),
+    known(
+        45,
+        "connections/cm.pcap",
+        List(&[1]),
+        &[
+            "cm.req.local_gid",
+            "cm.req.remote_gid",
+            "cm.ip_cm.src_ip",
+            "cm.ip_cm.dst_ip",
+        ],
+        "A hand-packed RoCE v2 REQ with an RDMA IP CM service ID, link-local primary-path GIDs \
+         and private data of IP version 0: tshark shows the GIDs as IPv4-mapped addresses made \
+         of their last 4 bytes and the private data's addresses as \"::\"; rdmadump shows the \
+         16 bytes the REQ carries and no address for an IP version that is neither 4 nor 6.",
+    ),
+    known(
+        46,
+        "connections/ib_fecn_becn.pcap",
+        File,
+        &["file.error"],
+        "tshark 4.0 cannot open pcap linktype 247; see the [ERF-wrapped] run.",
+    ),
 ];
 
 /// One tshark invocation and the rdmadump frames its rows are compared with.
@@ -2758,7 +2780,7 @@ fn erf_wrap(records: &[IbRecord]) -> Vec<u8> {
 
 fn captures() -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
-    for dir in ["", "scenarios"] {
+    for dir in ["", "scenarios", "connections"] {
         let path = fixture(dir);
         let mut names: Vec<String> = std::fs::read_dir(&path)
             .unwrap()
