@@ -8,6 +8,7 @@ use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analyze::AnomalyKind;
+use crate::analyze::flows::is_legal_pmtu;
 use crate::dissect::Kind;
 use crate::output::time::TimeFormat;
 
@@ -231,7 +232,7 @@ pub fn parse_number(s: &str) -> Result<u64, String> {
 /// One of the path MTUs InfiniBand defines; no other exists.
 pub fn parse_pmtu(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {
-        Ok(bytes @ (256 | 512 | 1024 | 2048 | 4096)) => Ok(bytes),
+        Ok(bytes) if is_legal_pmtu(bytes) => Ok(bytes),
         _ => Err(format!(
             "`{s}` is not a path MTU: use 256, 512, 1024, 2048 or 4096"
         )),

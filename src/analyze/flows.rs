@@ -323,10 +323,9 @@ impl FlowTable {
         if bth.becn() && info.role != Role::Cnp {
             flow.becn += 1;
         }
-        let op = bth.opcode() & 0x1f;
-        // FIRST and MIDDLE packets carry exactly one PMTU of payload; a size no PMTU has
-        // is a broken or hostile packet and teaches nothing.
-        let full_sized = matches!(op, 0x00 | 0x01 | 0x06 | 0x07 | 0x0d | 0x0e);
+        // A FIRST or MIDDLE packet of a size no PMTU has is a broken or hostile packet and
+        // teaches nothing.
+        let full_sized = opcode::carries_one_pmtu(bth.opcode());
         // Only a change is shared with the host pair, so a long WRITE costs no map update
         // per packet.
         if full_sized && is_legal_pmtu(payload) && flow.pmtu_observed != Some(payload) {

@@ -10,6 +10,8 @@ use crate::wire::Layer;
 use crate::wire::bth::Bth;
 use crate::wire::ethernet::ethertype;
 use crate::wire::ipoib::IpoibHeader;
+use crate::wire::mad::MAX_MANAGEMENT_QP;
+use crate::wire::opcode;
 
 const ICRC_LEN: usize = 4;
 /// Before the IPoIB header, LINKTYPE_IPOIB frames carry 20 bytes the Linux driver leaves
@@ -19,16 +21,6 @@ const LINKTYPE_IPOIB_PSEUDO_LEN: usize = 40;
 const ARP_HRD_INFINIBAND: u16 = 32;
 /// The IPoIB hardware address: 4 bytes of flags and QPN, then the 16-byte GID.
 const IPOIB_HW_LEN: u8 = 20;
-
-mod opcode {
-    pub const RC_SEND_ONLY: u8 = 0x04;
-    pub const RC_SEND_ONLY_IMM: u8 = 0x05;
-    pub const UD_SEND_ONLY: u8 = 0x64;
-    pub const UD_SEND_ONLY_IMM: u8 = 0x65;
-}
-
-/// QP0 and QP1 take management datagrams, never IPoIB.
-const FIRST_ORDINARY_QP: u32 = 2;
 
 /// A LINKTYPE_IPOIB (242) frame.
 pub fn link<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> Result<(), Stop> {
@@ -108,10 +100,12 @@ enum Carrier {
 #[inline]
 fn carries_ipoib(bth: &Bth<'_>, payload: &[u8], qps: Option<&IpoibQps>) -> Option<Carrier> {
     match bth.opcode() {
-        opcode::UD_SEND_ONLY | opcode::UD_SEND_ONLY_IMM => (bth.dest_qp() >= FIRST_ORDINARY_QP
-            && looks_like_ipoib(payload))
-        .then_some(Carrier::Guessed),
-        opcode::RC_SEND_ONLY | opcode::RC_SEND_ONLY_IMM => qps
+        // QP0 and QP1 take management datagrams, never IPoIB.
+        opcode::UD_SEND_ONLY | opcode::UD_SEND_ONLY_WITH_IMMEDIATE => {
+            (bth.dest_qp() > MAX_MANAGEMENT_QP && looks_like_ipoib(payload))
+                .then_some(Carrier::Guessed)
+        }
+        opcode::RC_SEND_ONLY | opcode::RC_SEND_ONLY_WITH_IMMEDIATE => qps
             .is_some_and(|qps| qps.contains(bth.dest_qp()))
             .then_some(Carrier::Learned),
         _ => None,

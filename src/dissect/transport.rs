@@ -13,7 +13,7 @@ use crate::wire::bth::Bth;
 use crate::wire::deth::Deth;
 use crate::wire::ieth::Ieth;
 use crate::wire::immdt::ImmDt;
-use crate::wire::mad::{self, MAX_MANAGEMENT_QP};
+use crate::wire::mad::MAX_MANAGEMENT_QP;
 use crate::wire::opcode::{self, ExtSet};
 use crate::wire::rdeth::Rdeth;
 use crate::wire::reth::Reth;
@@ -101,7 +101,8 @@ pub fn decode<'a>(
     pkt.payload_len = Some((payload_end - cursor) as u32);
     pkt.payload = body.captured(cursor, payload_end);
     // Only management QPs carry MADs; every other packet pays these two compares.
-    if bth.opcode() == mad::UD_SEND_ONLY && bth.dest_qp() <= MAX_MANAGEMENT_QP {
+    // The only opcode that carries MADs is UD SEND only.
+    if bth.opcode() == opcode::UD_SEND_ONLY && bth.dest_qp() <= MAX_MANAGEMENT_QP {
         // The MAD ends where the pad starts, so its length is the payload's.
         let payload = body.limit(payload_end, Layer::Mad, cursor, "MAD runs into the pad")?;
         super::mad::decode(pkt, payload)?;

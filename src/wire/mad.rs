@@ -12,9 +12,6 @@ use super::{Layer, header_view, u8_at, u16_at, u32_at, u64_at};
 /// Every MAD on IB and RoCE is exactly this long.
 pub const MAD_LEN: usize = 256;
 
-/// The only opcode that carries MADs: UD SEND only.
-pub const UD_SEND_ONLY: u8 = 0x64;
-
 /// QP0 and QP1: the only queue pairs whose UD SEND_ONLY payload is a MAD.
 pub const MAX_MANAGEMENT_QP: u32 = 1;
 

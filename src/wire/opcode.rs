@@ -63,6 +63,10 @@ pub struct OpcodeInfo {
 
 pub const CNP: u8 = 0x81;
 pub const RDMA_READ_REQUEST_OP: u8 = 0x0c;
+pub const RC_SEND_ONLY: u8 = 0x04;
+pub const RC_SEND_ONLY_WITH_IMMEDIATE: u8 = 0x05;
+pub const UD_SEND_ONLY: u8 = 0x64;
+pub const UD_SEND_ONLY_WITH_IMMEDIATE: u8 = 0x65;
 
 /// Looks up an opcode. Never fails: unknown codes come back with `known == false`.
 #[inline]
@@ -80,6 +84,19 @@ pub fn is_connected(opcode: u8) -> bool {
 #[inline]
 pub fn is_read_request(opcode: u8) -> bool {
     opcode & 0x1f == RDMA_READ_REQUEST_OP && info(opcode).known
+}
+
+/// COMPARE_SWAP and FETCH_ADD, whose response returns 8 bytes.
+#[inline]
+pub fn is_atomic_request(opcode: u8) -> bool {
+    matches!(opcode & 0x1f, 0x13 | 0x14)
+}
+
+/// FIRST and MIDDLE packets (of requests and of READ responses) carry exactly one path MTU
+/// of payload.
+#[inline]
+pub fn carries_one_pmtu(opcode: u8) -> bool {
+    matches!(opcode & 0x1f, 0x00 | 0x01 | 0x06 | 0x07 | 0x0d | 0x0e)
 }
 
 /// FLUSH and ATOMIC WRITE (IBA 1.5 / 1.7 persistent-memory extensions), RC and RD only.

@@ -145,11 +145,6 @@ pub fn op_index(opcode: u8) -> usize {
     }
 }
 
-/// FIRST and MIDDLE packets (requests and READ responses) carry exactly one PMTU.
-pub fn is_full_sized(opcode: u8) -> bool {
-    matches!(opcode & 0x1f, 0x00 | 0x01 | 0x06 | 0x07 | 0x0d | 0x0e)
-}
-
 /// FIRST or ONLY: the packet that starts a message.
 fn starts_message(opcode: u8) -> bool {
     matches!(
@@ -461,9 +456,4 @@ impl PathMtuSource {
             PathMtuSource::Flow(s) => s.name(),
         }
     }
-}
-
-/// IBA path MTUs.
-pub fn is_legal_pmtu(v: u32) -> bool {
-    matches!(v, 256 | 512 | 1024 | 2048 | 4096)
 }

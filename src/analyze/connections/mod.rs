@@ -9,19 +9,17 @@ mod report;
 
 use std::collections::HashMap;
 
-pub use direction::{
-    IDLE_NS, NAK_CODES, OPS, PathMtuSource, Requests, Responses, Verdict, is_legal_pmtu,
-};
+pub use direction::{IDLE_NS, NAK_CODES, OPS, PathMtuSource, Requests, Responses, Verdict};
 pub use history::History;
 pub use report::{Connection, ConnectionRow, Connections, Direction};
 
-use super::flows::{FlowKey, FrameRef, PmtuSource};
+use super::flows::{FlowKey, FrameRef, PmtuSource, is_legal_pmtu};
 use super::psn;
-use crate::dissect::{Address, Kind, Packet};
+use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
 use crate::wire::mad::cm::CmMsg;
 use crate::wire::opcode::{self, Role};
-use direction::{RequestInfo, is_full_sized};
+use direction::RequestInfo;
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -352,12 +350,10 @@ impl ConnectionTable {
         let Some(bth) = pkt.bth else { return };
         let op = bth.opcode();
         let payload = pkt.payload_len.unwrap_or(0);
-        if is_full_sized(op) {
+        if opcode::carries_one_pmtu(op) {
             self.learn_pmtu(slot, payload);
         }
-        // RoCE v1 carries ECN in the GRH traffic class, as IP does in its TOS byte.
-        let ce = pkt.ecn_ce()
-            || (pkt.kind == Kind::RoceV1 && pkt.grh.is_some_and(|g| g.tclass() & 3 == 3));
+        let ce = pkt.ecn_ce();
         let given = self.given_pmtu;
         let peer = self.ends[slot].peer;
         let nak = peer.and_then(|p| self.ends[p as usize].rsp.last_nak);
@@ -366,7 +362,7 @@ impl ConnectionTable {
             end.transport = transport_of(op);
         }
         let read = opcode::is_read_request(op);
-        let atomic = matches!(op & 0x1f, 0x13 | 0x14);
+        let atomic = opcode::is_atomic_request(op);
         let fetch_len = if read {
             pkt.reth.map(|r| r.dma_len())
         } else if atomic {
@@ -444,7 +440,7 @@ impl ConnectionTable {
         let op = bth.opcode();
         let p = bth.psn();
         let payload = pkt.payload_len.unwrap_or(0);
-        if is_full_sized(op) {
+        if opcode::carries_one_pmtu(op) {
             self.learn_pmtu(slot, payload);
         }
         if self.ends[slot].peer.is_none() {
