@@ -3,9 +3,10 @@
 mod fields;
 mod parse;
 
+/// The field catalogue, for tools that print fields by name (`-T fields -e`, `rdmadump fields`).
+pub use fields::{FIELDS, Field, Type, Value, find as find_field};
 pub use parse::FilterError;
 
-use fields::Value;
 use parse::{Expr, Op};
 
 use crate::dissect::{Kind, Packet};
