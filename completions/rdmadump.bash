@@ -67,7 +67,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__analyze)
-            opts="-Y -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --fail-on --help"
+            opts="-Y -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --fail-on --single-point --skew-bound --interval --max-buckets --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -130,7 +130,19 @@ _rdmadump() {
                     return 0
                     ;;
                 --fail-on)
-                    COMPREPLY=($(compgen -W "psn_gap go_back_n nak rnr_nak icrc_bad vcrc_bad pfc_storm pause_cascade malformed pause_storm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "psn_gap go_back_n nak rnr_nak icrc_bad vcrc_bad pfc_storm pause_cascade malformed pause_storm lost_between" -- "${cur}"))
+                    return 0
+                    ;;
+                --skew-bound)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-buckets)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -33,7 +33,7 @@ complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "man" -d 'Print th
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l qp -d 'Only packets to this destination QP (decimal or 0x hex)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l qp -d 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l kind -d 'Only packets of this kind' -r -f -a "roce_v1\t''
 roce_v2\t''
 ib\t''
@@ -56,7 +56,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s x -l hex -d '
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l qp -d 'Only packets to this destination QP (decimal or 0x hex)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l qp -d 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l kind -d 'Only packets of this kind' -r -f -a "roce_v1\t''
 roce_v2\t''
 ib\t''
@@ -83,9 +83,14 @@ vcrc_bad\t''
 pfc_storm\t''
 pause_cascade\t''
 malformed\t''
-pause_storm\t''"
+pause_storm\t''
+lost_between\t''"
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l skew-bound -d 'Most that two capture points\' clocks may differ for one packet to be recognised as the same packet at both, e.g. 100ms, 5ms' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l interval -d 'Add to each connection a timeline of payload bytes, packets, retransmissions and CNPs per interval, e.g. 1ms, 100us' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l max-buckets -d 'Most timeline buckets per connection direction; a longer connection gets wider ones' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l json -d 'Write one JSON document instead of the text report'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l single-point -d 'The files are consecutive pieces of one capture (e.g. tcpdump -C), not separate capture points of the same traffic'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand man" -s h -l help -d 'Print help'

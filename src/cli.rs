@@ -67,7 +67,8 @@ pub struct InputArgs {
     #[arg(short = 'Y', long = "filter", value_name = "EXPR")]
     pub filter: Option<String>,
 
-    /// Only packets to this destination QP (decimal or 0x hex)
+    /// Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole
+    /// connection it belongs to: both ends, both directions, and its CM messages
     #[arg(long, value_name = "N", value_parser = parse_number)]
     pub qp: Option<u64>,
 
@@ -156,6 +157,25 @@ pub struct AnalyzeArgs {
     /// Exit with status 1 if anomalies of these kinds are found (comma-separated)
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KINDS")]
     pub fail_on: Vec<AnomalyKindArg>,
+
+    /// The files are consecutive pieces of one capture (e.g. tcpdump -C), not separate
+    /// capture points of the same traffic
+    #[arg(long)]
+    pub single_point: bool,
+
+    /// Most that two capture points' clocks may differ for one packet to be recognised as
+    /// the same packet at both, e.g. 100ms, 5ms
+    #[arg(long, default_value = "100ms", value_parser = parse_duration, value_name = "TIME")]
+    pub skew_bound: Duration,
+
+    /// Add to each connection a timeline of payload bytes, packets, retransmissions and
+    /// CNPs per interval, e.g. 1ms, 100us
+    #[arg(long, value_parser = parse_duration, value_name = "TIME")]
+    pub interval: Option<Duration>,
+
+    /// Most timeline buckets per connection direction; a longer connection gets wider ones
+    #[arg(long, default_value_t = 1000, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_buckets: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

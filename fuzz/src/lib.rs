@@ -145,6 +145,10 @@ pub fn analyze_capture(data: &[u8]) {
         max_flows: 1 + n / 64 % 4,
         max_pfc_senders: 1 + n / 256 % 4,
         max_anomalies: n / 1024 % 8,
+        points: 1 + n / 4096 % 2,
+        skew_bound_ns: [100_000_000, 0, 1_000][n / 8192 % 3],
+        interval_ns: [None, Some(1), Some(1_000)][n / 3 % 3],
+        max_buckets: 1 + (n % 5) as u32,
     };
     let mut analyzer = Analyzer::new(config);
     let opts = DecodeOptions::default();

@@ -16,12 +16,24 @@ use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
 use crate::wire::opcode::{self, Role};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FlowKey {
     pub src: Address,
     pub dst: Address,
     pub dest_qp: u32,
     pub role: Role,
+}
+
+/// One word for the hasher, as for connection ends: hashing the fields one by one was a
+/// fifth of a packet's flow bookkeeping.
+impl std::hash::Hash for FlowKey {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let (src, s) = self.src.packed();
+        let (dst, d) = self.dst.packed();
+        let rest = u128::from(self.dest_qp) << 96 | u128::from(self.role as u8) << 88;
+        state.write_u128(src ^ dst.rotate_left(47) ^ rest ^ u128::from(s << 4 | d) << 120);
+    }
 }
 
 impl FlowKey {
@@ -99,10 +111,6 @@ pub struct FrameRef {
     pub ts_ns: Option<u64>,
 }
 
-/// Recently seen PSNs of a request flow, to recognise the same packet captured at a second
-/// point (another input file) rather than counting it as a retransmission.
-const RECENT: usize = 4;
-
 #[derive(Debug, Clone, Default)]
 struct Sequence {
     started: bool,
@@ -114,9 +122,6 @@ struct Sequence {
     /// READ whose PMTU is not known exactly.
     next_lo: u32,
     next_hi: u32,
-    recent: [(u32, u16); RECENT],
-    recent_len: u8,
-    recent_pos: u8,
     /// The last READ's first PSN and length while its PSN span is known only as a range:
     /// its responses, which usually arrive before the next request, can still tell the PMTU.
     unsettled_read: Option<(u32, u32)>,
@@ -139,7 +144,7 @@ pub struct Flow {
     pub missing_psns: u64,
     pub retransmitted: u32,
     pub go_back_n: u32,
-    /// The same request seen again from another capture point.
+    /// Packets of this flow that another capture point saw too: copies, not analysed again.
     pub duplicates: u32,
     pub naks: u32,
     pub nak_seq_err: u32,
@@ -407,6 +412,13 @@ impl FlowTable {
         }
     }
 
+    /// Another capture point's copy of a packet of flow `key`, already analysed.
+    pub fn count_copy(&mut self, key: &FlowKey) {
+        if let Some(&slot) = self.index.get(key) {
+            self.flows[slot as usize].1.duplicates += 1;
+        }
+    }
+
     /// Settles the PMTU of READs still counted with an inferred one when the capture ended:
     /// their responses, seen since, may have shown it.
     pub fn finish(&mut self) {
@@ -468,12 +480,6 @@ fn sequence(
 ) {
     let Some(bth) = pkt.bth else { return };
     let p = bth.psn();
-    let seq = &mut flow.seq;
-    if seq.started && is_duplicate_observation(seq, p, at.file) {
-        flow.duplicates += 1;
-        return;
-    }
-    remember(seq, p, at.file);
     if let Some((read_psn, len)) = flow.seq.unsettled_read
         && let Some((pmtu, source)) = context.exact_pmtu(flow, key)
     {
@@ -586,18 +592,6 @@ fn go_back(
 
 fn packets_for(len: u32, pmtu: u32) -> u32 {
     len.div_ceil(pmtu.max(1)).max(1)
-}
-
-fn is_duplicate_observation(seq: &Sequence, p: u32, file: u16) -> bool {
-    seq.recent[..usize::from(seq.recent_len)]
-        .iter()
-        .any(|&(psn, seen_in)| psn == p && seen_in != file)
-}
-
-fn remember(seq: &mut Sequence, p: u32, file: u16) {
-    seq.recent[usize::from(seq.recent_pos)] = (p, file);
-    seq.recent_pos = (seq.recent_pos + 1) % RECENT as u8;
-    seq.recent_len = (seq.recent_len + 1).min(RECENT as u8);
 }
 
 #[cfg(test)]

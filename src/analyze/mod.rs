@@ -6,6 +6,7 @@ pub mod connections;
 pub mod flows;
 pub mod model;
 pub mod pfc;
+pub mod points;
 pub mod psn;
 pub mod sketch;
 
@@ -29,6 +30,14 @@ pub struct AnalyzeConfig {
     pub max_pfc_senders: usize,
     /// Anomalies kept for the report; all are counted.
     pub max_anomalies: usize,
+    /// Inputs that are separate capture points of the same traffic; 1 means one point.
+    pub points: usize,
+    /// The most two points' clocks (after correction) may differ for one packet.
+    pub skew_bound_ns: u64,
+    /// Width of a connection timeline's buckets, when timelines are asked for.
+    pub interval_ns: Option<u64>,
+    /// Most buckets a timeline keeps; wider buckets beyond.
+    pub max_buckets: u32,
 }
 
 impl Default for AnalyzeConfig {
@@ -40,6 +49,10 @@ impl Default for AnalyzeConfig {
             max_flows: 1_000_000,
             max_pfc_senders: 65_536,
             max_anomalies: 10_000,
+            points: 1,
+            skew_bound_ns: 100_000_000,
+            interval_ns: None,
+            max_buckets: 1000,
         }
     }
 }
@@ -57,10 +70,12 @@ pub enum AnomalyKind {
     Malformed,
     /// A long 802.3x PAUSE, which stops the whole link: not PFC, so not a PFC storm.
     PauseStorm,
+    /// A request seen at one capture point and missing at another further along.
+    LostBetween,
 }
 
 impl AnomalyKind {
-    pub const ALL: [AnomalyKind; 10] = [
+    pub const ALL: [AnomalyKind; 11] = [
         AnomalyKind::PsnGap,
         AnomalyKind::GoBackN,
         AnomalyKind::Nak,
@@ -71,6 +86,7 @@ impl AnomalyKind {
         AnomalyKind::PauseCascade,
         AnomalyKind::Malformed,
         AnomalyKind::PauseStorm,
+        AnomalyKind::LostBetween,
     ];
 
     pub fn name(self) -> &'static str {
@@ -85,6 +101,7 @@ impl AnomalyKind {
             AnomalyKind::PauseCascade => "pause_cascade",
             AnomalyKind::Malformed => "malformed",
             AnomalyKind::PauseStorm => "pause_storm",
+            AnomalyKind::LostBetween => "lost_between",
         }
     }
 
@@ -128,6 +145,13 @@ pub enum What {
     PfcStorm(Storm),
     PauseCascade(Cascade),
     Malformed(DecodeError),
+    /// Seen last at capture point `from` (an input index), missed at `to`.
+    LostBetween {
+        flow: FlowKey,
+        psn: u32,
+        from: u16,
+        to: u16,
+    },
 }
 
 impl What {
@@ -145,6 +169,7 @@ impl What {
             What::PfcStorm(_) => AnomalyKind::PfcStorm,
             What::PauseCascade(_) => AnomalyKind::PauseCascade,
             What::Malformed(_) => AnomalyKind::Malformed,
+            What::LostBetween { .. } => AnomalyKind::LostBetween,
         }
     }
 }
@@ -263,13 +288,24 @@ pub struct Analyzer {
     pub last_ts: Option<u64>,
     pub first_ce: Option<(FrameRef, FlowKey)>,
     pub first_cnp: Option<(FrameRef, FlowKey)>,
+    /// Several capture points: which packets are copies, and what was lost between points.
+    pub points: Option<points::Points>,
+    /// Each input's clock offset from the first input's, as estimated before the analysis.
+    pub offsets: Vec<points::skew::Offset>,
+    offsets_ns: Vec<i64>,
 }
 
 impl Analyzer {
     pub fn new(config: AnalyzeConfig) -> Self {
+        let points = (config.points > 1)
+            .then(|| points::Points::new(config.points, config.skew_bound_ns, config.max_flows));
         Analyzer {
             flows: FlowTable::new(config.max_flows, config.pmtu),
-            connections: ConnectionTable::new(config.max_flows, config.pmtu),
+            connections: match config.interval_ns {
+                Some(interval) => ConnectionTable::new(config.max_flows, config.pmtu)
+                    .with_timelines(interval, config.max_buckets),
+                None => ConnectionTable::new(config.max_flows, config.pmtu),
+            },
             pfc: PfcTracker::new(
                 config.link_speed_bps,
                 config.storm_threshold_ns,
@@ -288,18 +324,28 @@ impl Analyzer {
             last_ts: None,
             first_ce: None,
             first_cnp: None,
+            points,
+            offsets: Vec::new(),
+            offsets_ns: Vec::new(),
         }
+    }
+
+    /// The clock offsets of the capture points: times are analysed on the first's clock.
+    pub fn set_offsets(&mut self, offsets: Vec<points::skew::Offset>) {
+        self.offsets_ns = offsets.iter().map(|o| o.offset_ns).collect();
+        self.offsets = offsets;
     }
 
     /// Feeds one packet; `file` is the index of its input.
     pub fn observe(&mut self, file: usize, pkt: &Packet<'_>) {
+        let offset = self.offsets_ns.get(file).copied().unwrap_or(0);
         let at = FrameRef {
             file: u16::try_from(file).unwrap_or(u16::MAX),
             frame: pkt.frame,
-            ts_ns: pkt.ts_ns,
+            ts_ns: pkt.ts_ns.map(|t| t.saturating_add_signed(-offset)),
         };
         self.packets += 1;
-        if let Some(ts) = pkt.ts_ns {
+        if let Some(ts) = at.ts_ns {
             self.first_ts = Some(self.first_ts.map_or(ts, |t| t.min(ts)));
             self.last_ts = Some(self.last_ts.map_or(ts, |t| t.max(ts)));
         }
@@ -326,6 +372,16 @@ impl Analyzer {
                 what: What::Malformed(err),
             });
         }
+        let key = FlowKey::of(pkt);
+        if let (Some(points), Some(key), Some(bth)) = (&mut self.points, key, pkt.bth)
+            && points.observe(&key, bth.psn(), bth.opcode(), at, &mut self.anomalies)
+                == points::Observation::Copy
+        {
+            // Another point's sight of a packet already analysed: its marks, NAK or CNP
+            // are the same events, counted once.
+            self.flows.count_copy(&key);
+            return;
+        }
         let rdma = matches!(pkt.kind, Kind::RoceV1 | Kind::RoceV2 | Kind::Ib);
         if rdma && pkt.ecn_ce() {
             self.ecn_ce += 1;
@@ -335,7 +391,7 @@ impl Analyzer {
             let cnp = opcode::info(bth.opcode()).role == Role::Cnp;
             self.becn += u64::from(bth.becn() && !cnp);
         }
-        if let Some(key) = FlowKey::of(pkt) {
+        if let Some(key) = key {
             if key.role == Role::Cnp {
                 self.counts.cnp += 1;
                 self.first_cnp.get_or_insert((at, key));
@@ -353,6 +409,9 @@ impl Analyzer {
 
     /// Closes what is still open at the end of the capture.
     pub fn finish(&mut self) {
+        if let Some(points) = &mut self.points {
+            points.finish(&mut self.anomalies);
+        }
         self.flows.finish();
         self.pfc.finish(&mut self.anomalies);
         self.anomalies

@@ -45,6 +45,9 @@ pub struct Report<'a> {
     /// QP connections, both ends paired when the capture allows.
     pub connections: super::connections::Connections<'a>,
     pub connection_table: ConnectionTableSummary,
+    /// Several capture points: their clock offsets, copies and what was lost between them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capture_points: Option<CapturePoints<'a>>,
     pub flows: Flows<'a>,
     pub flow_table: FlowTableSummary,
     pub pfc: PfcSummary<'a>,
@@ -87,6 +90,12 @@ impl<'a> Report<'a> {
                 evicted_ends: analyzer.connections.evicted,
                 bytes_per_connection: super::connections::bytes_per_connection() as u64,
             },
+            capture_points: analyzer.points.as_ref().map(|points| CapturePoints {
+                skew_bound_ns: analyzer.config.skew_bound_ns,
+                points,
+                offsets: &analyzer.offsets,
+                files,
+            }),
             flows: Flows { rows: flows, files },
             flow_table: FlowTableSummary {
                 flows: analyzer.flows.len() as u64,
@@ -827,6 +836,14 @@ pub enum Details<'a> {
         #[serde(serialize_with = "display")]
         message: &'a crate::wire::DecodeError,
     },
+    LostBetween {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        psn: u32,
+        /// The input that saw the packet last, and the one further along that missed it.
+        seen_at: Option<&'a str>,
+        missing_at: Option<&'a str>,
+    },
 }
 
 /// The addresses of a packet whose CRC failed, to find the link that corrupted it.
@@ -856,6 +873,81 @@ impl<'a> EndpointsRow<'a> {
             dst_mac: e.dst_mac.as_ref().map(Shown),
             vlan: e.vlan,
         }
+    }
+}
+
+/// The capture points, in input order; the first is the reference clock.
+pub struct CapturePoints<'a> {
+    pub skew_bound_ns: u64,
+    pub points: &'a super::points::Points,
+    pub offsets: &'a [super::points::skew::Offset],
+    pub files: Files<'a>,
+}
+
+#[derive(Serialize)]
+pub struct PointRow<'a> {
+    pub file: &'a str,
+    pub offset_ns: Option<i64>,
+    pub offset_method: &'static str,
+    pub offset_samples: u64,
+    /// Delay from the reference point to this one for packets whose source address sorts
+    /// before their destination's; positive when the reference point is upstream for them.
+    pub forward_delay_ns: Option<i64>,
+    /// Transmissions this point saw first, and copies of ones another point saw first.
+    pub first_seen: u64,
+    pub copies: u64,
+}
+
+#[derive(Serialize)]
+pub struct LostRow<'a> {
+    pub seen_at: &'a str,
+    pub missing_at: &'a str,
+    pub packets: u64,
+}
+
+impl<'a> CapturePoints<'a> {
+    pub fn rows(&self) -> Vec<PointRow<'a>> {
+        let points = self.points;
+        (0..points.count())
+            .map(|i| {
+                let offset = self.offsets.get(i);
+                let known =
+                    offset.is_some_and(|o| o.method != super::points::skew::Method::Unknown);
+                PointRow {
+                    file: self.files.0.get(i).map_or("", |s| s.as_str()),
+                    offset_ns: offset.filter(|_| known).map(|o| o.offset_ns),
+                    offset_method: offset.map_or("unknown", |o| o.method.name()),
+                    offset_samples: offset.map_or(0, |o| o.samples),
+                    forward_delay_ns: offset.and_then(|o| o.forward_delay_ns),
+                    first_seen: points.first_seen.get(i).copied().unwrap_or(0),
+                    copies: points.copies.get(i).copied().unwrap_or(0),
+                }
+            })
+            .collect()
+    }
+
+    pub fn lost(&self) -> Vec<LostRow<'a>> {
+        let name = |i: u16| self.files.0.get(usize::from(i)).map_or("", |s| s.as_str());
+        let mut rows: Vec<_> = self.points.lost_between.iter().collect();
+        rows.sort();
+        rows.into_iter()
+            .map(|(pair, &packets)| LostRow {
+                seen_at: name(pair.from),
+                missing_at: name(pair.to),
+                packets,
+            })
+            .collect()
+    }
+}
+
+impl Serialize for CapturePoints<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("skew_bound_ns", &self.skew_bound_ns)?;
+        map.serialize_entry("points", &self.rows())?;
+        map.serialize_entry("lost_between", &self.lost())?;
+        map.end()
     }
 }
 
@@ -928,6 +1020,17 @@ impl<'a> AnomalyRow<'a> {
                 layer: err.layer.name(),
                 offset: err.offset,
                 message: err,
+            },
+            What::LostBetween {
+                flow,
+                psn,
+                from,
+                to,
+            } => Details::LostBetween {
+                flow: FlowId::new(flow),
+                psn: *psn,
+                seen_at: files.name(*from),
+                missing_at: files.name(*to),
             },
         };
         AnomalyRow {

@@ -71,6 +71,9 @@ pub struct Merger<'m> {
     readers: Vec<Option<(AnyReader<'m>, u64)>>,
     report: InputReport,
     notices: Vec<Notice>,
+    /// Each input's clock minus the reference clock: records are merged on the reference
+    /// clock, so that capture points whose clocks differ interleave as the packets flowed.
+    offsets: Vec<i64>,
 }
 
 impl<'m> Merger<'m> {
@@ -103,7 +106,13 @@ impl<'m> Merger<'m> {
             readers,
             report,
             notices,
+            offsets: Vec::new(),
         }
+    }
+
+    /// Merges on the reference clock: `offsets[i]` is input i's clock minus the reference's.
+    pub fn set_offsets(&mut self, offsets: &[i64]) {
+        self.offsets = offsets.to_vec();
     }
 
     /// Total size of the inputs, where known, for a progress display.
@@ -149,7 +158,8 @@ impl<'m> Merger<'m> {
             if let Some((reader, _)) = slot
                 && let Some(ts) = reader.current_ts()
             {
-                let ts = ts.unwrap_or(0);
+                let offset = self.offsets.get(index).copied().unwrap_or(0);
+                let ts = ts.unwrap_or(0).saturating_add_signed(-offset);
                 if next.is_none_or(|(_, best)| ts < best) {
                     next = Some((index, ts));
                 }

@@ -6,12 +6,28 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use crate::analyze::connections::{ConnectionTable, Selection};
+use crate::analyze::flows::{FlowKey, FrameRef};
 use crate::analyze::model::Report;
+use crate::analyze::points::Identity;
+use crate::analyze::points::skew::{Offset, SkewEstimator};
 use crate::analyze::{AnalyzeConfig, Analyzer};
 use crate::cli::{AnalyzeArgs, ColorChoice};
+use crate::filter::PacketFilter;
 use crate::output::{analyze_json, analyze_text as text};
 
-use super::{for_each_packet, input_paths, write_out};
+use super::{RunOptions, for_each_packet_with, input_paths, write_out};
+
+/// Packets the clock-offset pass reads at most: the offsets of capture points are settled
+/// long before, and the pass stops sooner once every pair has its samples.
+const SKEW_PASS_PACKETS: u64 = 4_000_000;
+
+/// A pass that prepares the analysis: no progress bar, no repeated warnings, no CRCs.
+const PREPARE: RunOptions<'static> = RunOptions {
+    offsets: &[],
+    quiet: true,
+    skip_crcs: true,
+};
 
 /// Color follows `--color`, then `NO_COLOR`, then whether stdout is a terminal.
 pub fn use_color(choice: ColorChoice) -> bool {
@@ -25,20 +41,61 @@ pub fn use_color(choice: ColorChoice) -> bool {
 }
 
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let filter = super::packet_filter(&args.input)?;
+    let mut filter = super::packet_filter(&args.input)?;
     let paths = input_paths(&args.input)?;
+    // Standard input cannot be read twice, so it cannot be one of several points.
+    let points = if args.single_point || paths.iter().any(|p| p.as_os_str() == "-") {
+        1
+    } else {
+        paths.len()
+    };
+    let skew_bound_ns = u64::try_from(args.skew_bound.as_nanos()).unwrap_or(u64::MAX);
+    let selection = match args.input.qp {
+        Some(qp) => {
+            filter = PacketFilter::new(
+                args.input.filter.as_deref(),
+                None,
+                args.input.kind.map(|k| k.0),
+            )?;
+            let qp = u32::try_from(qp).unwrap_or(u32::MAX);
+            Some(select_connection(&paths, args, qp)?)
+        }
+        None => None,
+    };
+    let offsets = if points > 1 {
+        estimate_offsets(&paths, args, points, skew_bound_ns)?
+    } else {
+        Vec::new()
+    };
+    let offsets_ns: Vec<i64> = offsets.iter().map(|o| o.offset_ns).collect();
     let config = AnalyzeConfig {
         pmtu: args.pmtu,
         link_speed_bps: args.link_speed,
         storm_threshold_ns: u64::try_from(args.storm_threshold.as_nanos()).unwrap_or(u64::MAX),
         max_flows: args.max_flows,
         max_pfc_senders: args.max_pfc_senders,
+        points,
+        skew_bound_ns,
+        interval_ns: args
+            .interval
+            .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX).max(1)),
+        max_buckets: args.max_buckets,
         ..AnalyzeConfig::default()
     };
     let mut analyzer = Analyzer::new(config);
+    if points > 1 {
+        analyzer.set_offsets(offsets);
+    }
     let limit = args.count.unwrap_or(u64::MAX);
     let mut seen = 0u64;
-    let input = for_each_packet(&paths, &args.input, &filter, |file, pkt| {
+    let run = RunOptions {
+        offsets: &offsets_ns,
+        ..RunOptions::default()
+    };
+    let input = for_each_packet_with(&paths, &args.input, run, &filter, |file, pkt| {
+        if selection.as_ref().is_some_and(|s| !s.admits(pkt)) {
+            return Ok(ControlFlow::Continue(()));
+        }
         analyzer.observe(file, pkt);
         seen += 1;
         Ok(if seen >= limit {
@@ -87,6 +144,65 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The ends of the connections that QPN `qp` belongs to, from a pass that pairs them.
+fn select_connection(
+    paths: &[std::path::PathBuf],
+    args: &AnalyzeArgs,
+    qp: u32,
+) -> anyhow::Result<Selection> {
+    let mut table = ConnectionTable::new(args.max_flows, args.pmtu);
+    for_each_packet_with(
+        paths,
+        &args.input,
+        PREPARE,
+        &PacketFilter::default(),
+        |file, pkt| {
+            if let Some(key) = FlowKey::of(pkt) {
+                let at = FrameRef {
+                    file: u16::try_from(file).unwrap_or(u16::MAX),
+                    frame: pkt.frame,
+                    ts_ns: pkt.ts_ns,
+                };
+                table.observe(pkt, &key, at);
+            }
+            Ok(ControlFlow::Continue(()))
+        },
+    )?;
+    Ok(Selection::of(&table, qp))
+}
+
+/// Each capture point's clock offset from the first input's, from the packets that two
+/// points both saw.
+fn estimate_offsets(
+    paths: &[std::path::PathBuf],
+    args: &AnalyzeArgs,
+    points: usize,
+    bound_ns: u64,
+) -> anyhow::Result<Vec<Offset>> {
+    let mut estimator = SkewEstimator::new(points, bound_ns);
+    let mut seen = 0u64;
+    for_each_packet_with(
+        paths,
+        &args.input,
+        PREPARE,
+        &PacketFilter::default(),
+        |file, pkt| {
+            if let (Some(key), Some(bth), Some(ts)) = (FlowKey::of(pkt), pkt.bth, pkt.ts_ns) {
+                let id = Identity::new(&key, bth.psn(), bth.opcode());
+                estimator.observe(u16::try_from(file).unwrap_or(u16::MAX), ts, &key, id);
+            }
+            seen += 1;
+            let enough = seen.is_multiple_of(1 << 16) && estimator.satisfied();
+            Ok(if enough || seen >= SKEW_PASS_PACKETS {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            })
+        },
+    )?;
+    Ok(estimator.offsets())
 }
 
 /// The terminal's own width, asked of the terminal (comfy-table's tty support), then

@@ -5,7 +5,7 @@ pub mod pipeline;
 pub mod progress;
 pub mod read;
 
-pub use pipeline::{for_each_batch, for_each_packet};
+pub use pipeline::{RunOptions, for_each_batch, for_each_packet, for_each_packet_with};
 
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;

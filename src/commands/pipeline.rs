@@ -36,6 +36,19 @@ const QUEUED: usize = 6;
 struct Inputs<'m> {
     merger: Merger<'m>,
     progress: Progress,
+    /// A preliminary pass: its notices would only repeat the real pass's.
+    quiet: bool,
+}
+
+/// How a run reads its inputs beyond what the command line says.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RunOptions<'o> {
+    /// Each input's clock minus the reference's, to merge capture points on one clock.
+    pub offsets: &'o [i64],
+    /// No progress bar and no notices: a pass that only prepares the real one.
+    pub quiet: bool,
+    /// Leave ICRC and VCRC unverified.
+    pub skip_crcs: bool,
 }
 
 impl<'m> Inputs<'m> {
@@ -49,8 +62,9 @@ impl<'m> Inputs<'m> {
 
     fn advance(&mut self, index: usize) {
         self.merger.advance(index);
+        let quiet = self.quiet;
         let (files, notices) = self.merger.files_and_notices();
-        for notice in notices {
+        for notice in notices.filter(|_| !quiet) {
             print_notice(files, &notice);
         }
     }
@@ -58,7 +72,7 @@ impl<'m> Inputs<'m> {
     fn finish(self) -> InputReport {
         self.progress.finish();
         let (report, notices) = self.merger.finish();
-        for notice in &notices {
+        for notice in notices.iter().filter(|_| !self.quiet) {
             print_notice(&report.files, notice);
         }
         report
@@ -123,12 +137,34 @@ where
     W: for<'m> Fn(&mut Batch<'m>) + Sync,
     C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
 {
+    for_each_batch_with(paths, args, RunOptions::default(), work, consume)
+}
+
+/// [`for_each_batch`] with [`RunOptions`].
+pub fn for_each_batch_with<W, C>(
+    paths: &[PathBuf],
+    args: &InputArgs,
+    run: RunOptions<'_>,
+    work: W,
+    consume: C,
+) -> anyhow::Result<InputReport>
+where
+    W: for<'m> Fn(&mut Batch<'m>) + Sync,
+    C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
+{
     let mut opened = Vec::new();
     let mut sources = open_sources(paths, args.no_mmap, &mut opened);
-    let merger = Merger::open(paths, &mut sources, opened);
+    let mut merger = Merger::open(paths, &mut sources, opened);
+    merger.set_offsets(run.offsets);
+    let progress = if run.quiet {
+        Progress::new(0)
+    } else {
+        Progress::new(merger.len_hint())
+    };
     let mut inputs = Inputs {
-        progress: Progress::new(merger.len_hint()),
+        progress,
         merger,
+        quiet: run.quiet,
     };
     // One decoder for every input, fed in merged order on this thread, so that what a
     // record teaches (connected-mode IPoIB QPs) applies to the records after it.
@@ -152,14 +188,28 @@ pub fn for_each_packet(
     paths: &[PathBuf],
     args: &InputArgs,
     filter: &PacketFilter,
+    visit: impl FnMut(usize, &Packet<'_>) -> anyhow::Result<ControlFlow<()>>,
+) -> anyhow::Result<InputReport> {
+    for_each_packet_with(paths, args, RunOptions::default(), filter, visit)
+}
+
+/// [`for_each_packet`] with [`RunOptions`].
+pub fn for_each_packet_with(
+    paths: &[PathBuf],
+    args: &InputArgs,
+    run: RunOptions<'_>,
+    filter: &PacketFilter,
     mut visit: impl FnMut(usize, &Packet<'_>) -> anyhow::Result<ControlFlow<()>>,
 ) -> anyhow::Result<InputReport> {
-    for_each_batch(
+    for_each_batch_with(
         paths,
         args,
+        run,
         |batch: &mut Batch<'_>| {
-            for (_, pkt) in &mut batch.packets {
-                pkt.verify_crcs();
+            if !run.skip_crcs {
+                for (_, pkt) in &mut batch.packets {
+                    pkt.verify_crcs();
+                }
             }
             batch.packets.retain(|(_, pkt)| filter.matches(pkt));
         },

@@ -278,7 +278,7 @@ fn pfc(out: &mut String, a: &Report<'_>, style: Style) {
     let _ = writeln!(out, "{}", t.trim_fmt());
 }
 
-fn describe(what: &What) -> String {
+fn describe(what: &What, files: &[String]) -> String {
     match what {
         What::PsnGap {
             flow,
@@ -320,6 +320,22 @@ fn describe(what: &What) -> String {
             format!(
                 "{} > {} qp {:#x}: psn {psn} timer {timer}",
                 flow.src, flow.dst, flow.dest_qp
+            )
+        }
+        What::LostBetween {
+            flow,
+            psn,
+            from,
+            to,
+        } => {
+            let name = |i: &u16| files.get(usize::from(*i)).map_or("?", |f| f.as_str());
+            format!(
+                "{} > {} qp {:#x}: psn {psn} seen at {}, missing at {}",
+                flow.src,
+                flow.dst,
+                flow.dest_qp,
+                name(from),
+                name(to)
             )
         }
         What::IcrcBad(c, e) | What::VcrcBad(c, e) => {
@@ -400,7 +416,7 @@ fn anomalies(out: &mut String, a: &Report<'_>, style: Style) {
             } else {
                 kind
             },
-            Cell::new(describe(&anomaly.what)),
+            Cell::new(describe(&anomaly.what, a.files())),
         ]);
     }
     let _ = writeln!(out, "{}", t.trim_fmt());

@@ -10,6 +10,7 @@ mod filter_limits;
 mod generated;
 mod ipoib;
 mod mad_cm;
+mod points;
 mod real_capture;
 mod recipes;
 mod scenarios;

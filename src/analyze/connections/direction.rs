@@ -75,6 +75,8 @@ pub struct Requests {
     /// The first CE mark not yet answered by a CNP.
     pub pending_ce_ts: Option<u64>,
     pub seq: Sequence,
+    /// Per-interval counts, with `--interval`; boxed, as most analyses ask for none.
+    pub timeline: Option<Box<super::Timeline>>,
     ring: [Outstanding; OUTSTANDING],
     ring_head: u8,
     ring_len: u8,

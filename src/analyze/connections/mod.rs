@@ -6,12 +6,17 @@
 mod direction;
 mod history;
 mod report;
+mod select;
+mod timeline;
 
 use std::collections::HashMap;
 
 pub use direction::{IDLE_NS, NAK_CODES, OPS, PathMtuSource, Requests, Responses, Verdict};
 pub use history::History;
 pub use report::{Connection, ConnectionRow, Connections, Direction};
+pub use select::Selection;
+use timeline::Event;
+pub use timeline::{Bucket, Timeline};
 
 use super::flows::{FlowKey, FrameRef, PmtuSource, is_legal_pmtu};
 use super::psn;
@@ -127,19 +132,10 @@ impl std::hash::Hash for PackedKey {
     }
 }
 
-fn pack(address: Address) -> (u128, u8) {
-    match address {
-        Address::Ip(std::net::IpAddr::V4(ip)) => (u128::from(u32::from(ip)), 0),
-        Address::Ip(std::net::IpAddr::V6(ip)) => (u128::from(ip), 1),
-        Address::Gid(gid) => (u128::from(gid), 2),
-        Address::Lid(lid) => (u128::from(lid), 3),
-    }
-}
-
 impl From<EndKey> for PackedKey {
     fn from(key: EndKey) -> Self {
-        let (addr, a) = pack(key.addr);
-        let (peer, p) = pack(key.peer);
+        let (addr, a) = key.addr.packed();
+        let (peer, p) = key.peer.packed();
         PackedKey {
             addr,
             peer,
@@ -160,6 +156,8 @@ pub struct ConnectionTable {
     comm: Map<(Address, u32), u32>,
     max_ends: usize,
     given_pmtu: Option<u32>,
+    /// Timeline interval and most buckets, when `--interval` asks for timelines.
+    timeline: Option<(u64, u32)>,
     next_order: u64,
     clock: u64,
     pub evicted: u64,
@@ -192,10 +190,17 @@ impl ConnectionTable {
             comm: Map::default(),
             max_ends: max_flows.max(2),
             given_pmtu: given_pmtu.filter(|&m| is_legal_pmtu(m)),
+            timeline: None,
             next_order: 0,
             clock: 0,
             evicted: 0,
         }
+    }
+
+    /// Gives every direction a timeline of `interval_ns` buckets, at most `max_buckets`.
+    pub fn with_timelines(mut self, interval_ns: u64, max_buckets: u32) -> Self {
+        self.timeline = Some((interval_ns, max_buckets));
+        self
     }
 
     pub fn ends(&self) -> &[End] {
@@ -355,6 +360,7 @@ impl ConnectionTable {
         }
         let ce = pkt.ecn_ce();
         let given = self.given_pmtu;
+        let timeline = self.timeline;
         let peer = self.ends[slot].peer;
         let nak = peer.and_then(|p| self.ends[p as usize].rsp.last_nak);
         let end = &mut self.ends[slot];
@@ -398,6 +404,19 @@ impl ConnectionTable {
             end.cm_start_psn,
             nak,
         );
+        if let (Some((interval, max)), Some(ts)) = (timeline, at.ts_ns) {
+            let retransmitted = !matches!(verdict, Verdict::New | Verdict::Gap);
+            end.req
+                .timeline
+                .get_or_insert_with(|| Box::new(Timeline::new(ts, interval, max)))
+                .add(
+                    ts,
+                    Event::Packet {
+                        payload,
+                        retransmitted,
+                    },
+                );
+        }
         let into = true;
         let history = &mut end.history;
         match verdict {
@@ -479,6 +498,18 @@ impl ConnectionTable {
         let Some(peer) = end.peer else { return };
         let (end, peer) = self.two(slot, peer as usize);
         peer.req.touch_response(at.ts_ns, payload);
+        if payload > 0
+            && let (Some(timeline), Some(ts)) = (&mut peer.req.timeline, at.ts_ns)
+        {
+            // READ data moves this way: it is the direction's payload too.
+            timeline.add(
+                ts,
+                Event::Packet {
+                    payload,
+                    retransmitted: false,
+                },
+            );
+        }
         peer.req.acknowledge(p, op, at.ts_ns, nak, &mut end.rsp);
     }
 
@@ -523,6 +554,11 @@ impl ConnectionTable {
             }
         });
         let pending = peer.and_then(|p| self.ends[p as usize].req.pending_ce_ts.take());
+        if let (Some(p), Some(ts)) = (peer, at.ts_ns)
+            && let Some(timeline) = &mut self.ends[p as usize].req.timeline
+        {
+            timeline.add(ts, Event::Cnp);
+        }
         let end = &mut self.ends[slot];
         end.rsp.cnp(at.ts_ns, pending);
         end.history.push(b'p', false, clock_of(at));
