@@ -11,7 +11,8 @@ use crate::analyze::{AnalyzeConfig, Analyzer};
 use crate::cli::{AnalyzeArgs, ColorChoice};
 use crate::output::{analyze_json, analyze_text as text};
 
-use super::{for_each_packet, input_paths, write_out};
+use super::pipeline::Batch;
+use super::{for_each_batch, input_paths, write_out};
 
 /// Color follows `--color`, then `NO_COLOR`, then whether stdout is a terminal.
 pub fn use_color(choice: ColorChoice) -> bool {
@@ -27,6 +28,7 @@ pub fn use_color(choice: ColorChoice) -> bool {
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let filter = super::packet_filter(&args.input)?;
     let paths = input_paths(&args.input)?;
+    let window = super::time_window(&args.input, &paths);
     let config = AnalyzeConfig {
         pmtu: args.pmtu,
         link_speed_bps: args.link_speed,
@@ -38,14 +40,24 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let mut analyzer = Analyzer::new(config);
     let limit = args.count.unwrap_or(u64::MAX);
     let mut seen = 0u64;
-    let input = for_each_packet(&paths, &args.input, &filter, |file, pkt| {
-        analyzer.observe(file, pkt);
-        seen += 1;
-        Ok(if seen >= limit {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        })
+    let work = |batch: &mut Batch<'_>| {
+        for (_, pkt) in &mut batch.packets {
+            pkt.verify_crcs();
+            window.anchor(pkt.ts_ns);
+        }
+        batch
+            .packets
+            .retain(|(_, pkt)| window.contains(pkt.ts_ns) && filter.matches(pkt));
+    };
+    let input = for_each_batch(&paths, &args.input, work, |batch: &mut Batch<'_>| {
+        for (file, pkt) in &batch.packets {
+            analyzer.observe(*file, pkt);
+            seen += 1;
+            if seen >= limit {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
     })?;
     analyzer.finish();
     if let (Some(given), Some(conflict)) = (args.pmtu, analyzer.flows.pmtu_conflict) {
