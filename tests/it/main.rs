@@ -16,3 +16,4 @@ mod scenarios;
 mod snapshots;
 mod tshark_diff;
 mod tunnels;
+mod write;
