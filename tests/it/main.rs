@@ -14,6 +14,7 @@ mod real_capture;
 mod recipes;
 mod scenarios;
 mod snapshots;
+mod time_window;
 mod tshark_diff;
 mod tunnels;
 mod write;
