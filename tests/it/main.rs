@@ -8,6 +8,7 @@ mod connections;
 mod expected_fixtures;
 mod filter_limits;
 mod generated;
+mod info;
 mod ipoib;
 mod mad_cm;
 mod real_capture;
