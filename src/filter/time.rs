@@ -58,6 +58,9 @@ const UNANCHORED: u64 = u64::MAX;
 pub struct TimeWindow {
     since: Option<TimeBound>,
     until: Option<TimeBound>,
+    /// Worked out once: without bounds every packet is inside, at the cost of one branch.
+    unbounded: bool,
+    relative: bool,
     /// The first packet's time, which relative bounds count from; shared by the threads
     /// that filter, set once.
     anchor: AtomicU64,
@@ -68,27 +71,32 @@ impl TimeWindow {
         TimeWindow {
             since,
             until,
+            unbounded: since.is_none() && until.is_none(),
+            relative: [since, until]
+                .iter()
+                .any(|b| matches!(b, Some(TimeBound::Relative(_)))),
             anchor: AtomicU64::new(UNANCHORED),
         }
     }
 
     /// True when neither bound is given: every packet is inside.
+    #[inline]
     pub fn is_unbounded(&self) -> bool {
-        self.since.is_none() && self.until.is_none()
+        self.unbounded
     }
 
     /// True when a bound counts from the first packet.
+    #[inline]
     pub fn is_relative(&self) -> bool {
-        [self.since, self.until]
-            .iter()
-            .any(|b| matches!(b, Some(TimeBound::Relative(_))))
+        self.relative
     }
 
     /// Sets the first packet's time, unless it is already set: call it with every packet's
     /// time in capture order (or once, ahead, with the earliest first record).
     #[inline]
     pub fn anchor(&self, ts_ns: Option<u64>) {
-        if let Some(ts) = ts_ns
+        if self.relative
+            && let Some(ts) = ts_ns
             && self.anchor.load(Ordering::Relaxed) == UNANCHORED
         {
             let _ = self.anchor.compare_exchange(
