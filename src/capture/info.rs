@@ -78,13 +78,17 @@ fn sniff_compression(path: &Path) -> Option<Compression> {
     compressed::detect(&start[..got])
 }
 
+/// What wants to see every record besides the summary, with its 1-based frame number.
+pub type EachRecord<'f> = &'f mut dyn FnMut(&Record<'_>, u64);
+
 /// Walks every record header of the capture at `path` (`-` is standard input), calling
-/// `each` with every record and its 1-based frame number. An error means the file could
-/// not be opened or is not a capture; damage after the start is reported in the summary.
+/// `each`, if given, with every record and its 1-based frame number. An error means the
+/// file could not be opened or is not a capture; damage after the start is reported in the
+/// summary.
 pub fn summarize(
     path: &Path,
     no_mmap: bool,
-    mut each: impl FnMut(&Record<'_>, u64),
+    mut each: Option<EachRecord<'_>>,
 ) -> Result<Summary, CaptureError> {
     let stdin = path.as_os_str() == "-";
     let file_size = if stdin {
@@ -200,7 +204,9 @@ pub fn summarize(
                 summary.latest_ns = Some(summary.latest_ns.map_or(ts, |l| l.max(ts)));
             }
         }
-        if let Some(record) = reader.current() {
+        if let Some(each) = each.as_mut()
+            && let Some(record) = reader.current()
+        {
             each(&record, summary.packets);
         }
     }
@@ -235,7 +241,8 @@ mod tests {
         bytes.extend_from_slice(&[0, 0, 0]);
         std::fs::write(&path, &bytes).unwrap();
         let mut frames = Vec::new();
-        let s = summarize(&path, false, |r, frame| frames.push((frame, r.data.len()))).unwrap();
+        let mut each = |r: &Record<'_>, frame| frames.push((frame, r.data.len()));
+        let s = summarize(&path, false, Some(&mut each)).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(frames, [(1, 4), (2, 2)]);
         assert_eq!((s.packets, s.captured_bytes, s.wire_bytes), (2, 6, 8));

@@ -4,7 +4,8 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use crate::capture::info::{Summary, summarize};
+use crate::capture::Record;
+use crate::capture::info::{EachRecord, Summary, summarize};
 use crate::capture::merge::display_path;
 use crate::cli::InfoArgs;
 use crate::dissect::{CrcMode, DecodeOptions, Decoder, Kind, Packet};
@@ -31,7 +32,7 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<bool> {
                 crc: CrcMode::Deferred,
             })
         });
-        let walked = summarize(path, args.no_mmap, |record, frame| {
+        let mut count_kind = |record: &Record<'_>, frame| {
             if let Some(decoder) = &mut decoder {
                 let mut pkt = Packet::default();
                 decoder.decode_into(&mut pkt, record, frame);
@@ -39,7 +40,9 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<bool> {
                     counts[slot] += 1;
                 }
             }
-        });
+        };
+        let each: Option<EachRecord<'_>> = args.kinds.then_some(&mut count_kind);
+        let walked = summarize(path, args.no_mmap, each);
         match walked {
             Ok(summary) => {
                 all_read &= summary.error.is_none();
