@@ -27,6 +27,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'List packets, one line each (or one JSON object each with --json)')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Report flows, sequence errors, NAKs, congestion and PFC storms')
+            [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Describe captures as capinfos does: container, interfaces, counts, times, rates')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -40,9 +41,15 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)')
+            [CompletionResult]::new('--read-file', '--read-file', [CompletionResultType]::ParameterName, 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), ''2024-05-01 12:00:00.5'' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the first packet of the capture')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only packets before TIME (same forms as --since; the window is [since, until))')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Stop after N matching packets')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N matching packets')
             [CompletionResult]::new('--time', '--time', [CompletionResultType]::ParameterName, 'How to show timestamps in text output')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Write the selected frames to a capture FILE instead of printing them, byte for byte with their times and original lengths: pcapng if FILE ends in .pcapng, an input is pcapng, or the inputs'' link types differ, else pcap. `-` writes to standard output')
+            [CompletionResult]::new('--write', '--write', [CompletionResultType]::ParameterName, 'Write the selected frames to a capture FILE instead of printing them, byte for byte with their times and original lengths: pcapng if FILE ends in .pcapng, an input is pcapng, or the inputs'' link types differ, else pcap. `-` writes to standard output')
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write JSON Lines: one object per frame (schema: docs/json-schema.md)')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Under each frame''s line, every decoded field as an indented tree, layer by layer (as tshark -V)')
@@ -61,6 +68,10 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)')
+            [CompletionResult]::new('--read-file', '--read-file', [CompletionResultType]::ParameterName, 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), ''2024-05-01 12:00:00.5'' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the first packet of the capture')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only packets before TIME (same forms as --since; the window is [since, until))')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Analyse only the first N matching packets')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Analyse only the first N matching packets')
             [CompletionResult]::new('--pmtu', '--pmtu', [CompletionResultType]::ParameterName, 'Path MTU in bytes, for READ PSN accounting: 256, 512, 1024, 2048 or 4096 (default: learned from FIRST and MIDDLE packets, else inferred from the largest payload)')
@@ -79,6 +90,17 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'rdmadump;info' {
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Describe this capture file too, as tshark -r names one (repeatable)')
+            [CompletionResult]::new('--read-file', '--read-file', [CompletionResultType]::ParameterName, 'Describe this capture file too, as tshark -r names one (repeatable)')
+            [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'With --kinds, also take UDP destination PORT as RoCE v2 (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write one JSON document instead of text (schema: docs/json-schema.md)')
+            [CompletionResult]::new('--kinds', '--kinds', [CompletionResultType]::ParameterName, 'Also count the frames of each kind (roce_v2, ib, pfc...). This decodes every frame, as `read` does, so it runs at decoding speed instead of near `cat` speed; without it only record headers are read. A guess from a few header bytes would disagree with `read` on tunnels, ERF, IPoIB and --roce-port, which is why it is not offered')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files through a buffer instead of memory-mapping them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'rdmadump;completions' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -92,6 +114,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
         'rdmadump;help' {
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'List packets, one line each (or one JSON object each with --json)')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Report flows, sequence errors, NAKs, congestion and PFC storms')
+            [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Describe captures as capinfos does: container, interfaces, counts, times, rates')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -101,6 +124,9 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             break
         }
         'rdmadump;help;analyze' {
+            break
+        }
+        'rdmadump;help;info' {
             break
         }
         'rdmadump;help;completions' {

@@ -25,6 +25,9 @@ _rdmadump() {
             rdmadump,help)
                 cmd="rdmadump__subcmd__help"
                 ;;
+            rdmadump,info)
+                cmd="rdmadump__subcmd__info"
+                ;;
             rdmadump,man)
                 cmd="rdmadump__subcmd__man"
                 ;;
@@ -40,6 +43,9 @@ _rdmadump() {
             rdmadump__subcmd__help,help)
                 cmd="rdmadump__subcmd__help__subcmd__help"
                 ;;
+            rdmadump__subcmd__help,info)
+                cmd="rdmadump__subcmd__help__subcmd__info"
+                ;;
             rdmadump__subcmd__help,man)
                 cmd="rdmadump__subcmd__help__subcmd__man"
                 ;;
@@ -53,7 +59,7 @@ _rdmadump() {
 
     case "${cmd}" in
         rdmadump)
-            opts="-h -V --help --version read analyze completions man help"
+            opts="-h -V --help --version read analyze info completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -67,7 +73,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__analyze)
-            opts="-Y -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --fail-on --single-point --skew-bound --interval --max-buckets --help"
+            opts="-Y -r -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --fail-on --single-point --skew-bound --interval --max-buckets --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -98,6 +104,22 @@ _rdmadump() {
                     return 0
                     ;;
                 --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -167,7 +189,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__help)
-            opts="read analyze completions man help"
+            opts="read analyze info completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -222,6 +244,20 @@ _rdmadump() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        rdmadump__subcmd__help__subcmd__info)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         rdmadump__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -250,6 +286,32 @@ _rdmadump() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        rdmadump__subcmd__info)
+            opts="-r -h --read-file --json --kinds --roce-port --no-mmap --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --read-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --roce-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         rdmadump__subcmd__man)
             opts="-h --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -265,7 +327,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__read)
-            opts="-Y -c -V -x -h --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --verbose --hex --time --help"
+            opts="-Y -r -c -V -x -w -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --verbose --hex --time --write --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -299,6 +361,22 @@ _rdmadump() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --read-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --count)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -309,6 +387,14 @@ _rdmadump() {
                     ;;
                 --time)
                     COMPREPLY=($(compgen -W "absolute relative delta" -- "${cur}"))
+                    return 0
+                    ;;
+                --write)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -w)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

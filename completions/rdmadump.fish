@@ -28,6 +28,7 @@ complete -c rdmadump -n "__fish_rdmadump_needs_command" -s h -l help -d 'Print h
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -s V -l version -d 'Print version'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "read" -d 'List packets, one line each (or one JSON object each with --json)'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "analyze" -d 'Report flows, sequence errors, NAKs, congestion and PFC storms'
+complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "info" -d 'Describe captures as capinfos does: container, interfaces, counts, times, rates'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -45,10 +46,14 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l color -d 'Whe
 auto\t''
 always\t''"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l threads -d 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s r -l read-file -d 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)' -r -F
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l since -d 'Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), \'2024-05-01 12:00:00.5\' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the first packet of the capture' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l until -d 'Only packets before TIME (same forms as --since; the window is [since, until))' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s c -l count -d 'Stop after N matching packets' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l time -d 'How to show timestamps in text output' -r -f -a "absolute\t'Wall-clock time of day, UTC, to the nanosecond'
 relative\t'Seconds since the first packet shown'
 delta\t'Seconds since the previous packet shown'"
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s w -l write -d 'Write the selected frames to a capture FILE instead of printing them, byte for byte with their times and original lengths: pcapng if FILE ends in .pcapng, an input is pcapng, or the inputs\' link types differ, else pcap. `-` writes to standard output' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l json -d 'Write JSON Lines: one object per frame (schema: docs/json-schema.md)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s V -l verbose -d 'Under each frame\'s line, every decoded field as an indented tree, layer by layer (as tshark -V)'
@@ -68,6 +73,9 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l color -d '
 auto\t''
 always\t''"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l threads -d 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s r -l read-file -d 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)' -r -F
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l since -d 'Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), \'2024-05-01 12:00:00.5\' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the first packet of the capture' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l until -d 'Only packets before TIME (same forms as --since; the window is [since, until))' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s c -l count -d 'Analyse only the first N matching packets' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l pmtu -d 'Path MTU in bytes, for READ PSN accounting: 256, 512, 1024, 2048 or 4096 (default: learned from FIRST and MIDDLE packets, else inferred from the largest payload)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l link-speed -d 'Link speed that converts PFC quanta to time: 100M, 1G, 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G' -r
@@ -92,10 +100,17 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l no-mmap -d
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l json -d 'Write one JSON document instead of the text report'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l single-point -d 'The files are consecutive pieces of one capture (e.g. tcpdump -C), not separate capture points of the same traffic'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s h -l help -d 'Print help'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -s r -l read-file -d 'Describe this capture file too, as tshark -r names one (repeatable)' -r -F
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l roce-port -d 'With --kinds, also take UDP destination PORT as RoCE v2 (repeatable)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l json -d 'Write one JSON document instead of text (schema: docs/json-schema.md)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l kinds -d 'Also count the frames of each kind (roce_v2, ib, pfc...). This decodes every frame, as `read` does, so it runs at decoding speed instead of near `cat` speed; without it only record headers are read. A guess from a few header bytes would disagree with `read` on tunnels, ERF, IPoIB and --roce-port, which is why it is not offered'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand man" -s h -l help -d 'Print help'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze completions man help" -f -a "read" -d 'List packets, one line each (or one JSON object each with --json)'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze completions man help" -f -a "analyze" -d 'Report flows, sequence errors, NAKs, congestion and PFC storms'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "read" -d 'List packets, one line each (or one JSON object each with --json)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "analyze" -d 'Report flows, sequence errors, NAKs, congestion and PFC storms'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "info" -d 'Describe captures as capinfos does: container, interfaces, counts, times, rates'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

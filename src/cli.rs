@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::analyze::AnomalyKind;
 use crate::analyze::flows::is_legal_pmtu;
 use crate::dissect::Kind;
+use crate::filter::time::TimeBound;
 use crate::output::time::TimeFormat;
 
 const ABOUT: &str = "Decode and analyse RDMA packet captures: InfiniBand, RoCE v1/v2, PFC";
@@ -20,7 +21,16 @@ Examples:
   rdmadump read --json capture.pcap | jq .bth.psn  JSON Lines for pipelines
   rdmadump read -Y 'icrc.status == \"bad\"' cap.pcap  corrupted packets only
   rdmadump read --qp 0xb01 -c 20 capture.pcapng    first 20 packets to QP 0xb01
-  tcpdump -i eth2 -w - udp port 4791 | rdmadump read -";
+  tcpdump -i eth2 -w - udp port 4791 | rdmadump read -
+  rdmadump read --qp 0x45 -w qp45.pcap cap.pcapng  cut one QP out to a new capture
+  rdmadump read -Y 'aeth.kind == \"nak\"' -w - cap.pcap | tshark -r -
+  rdmadump read --since '2024-05-01 12:00:00' --until +2s cap.pcap";
+
+const INFO_EXAMPLES: &str = "\
+Examples:
+  rdmadump info capture.pcap                       container, interfaces, counts, times
+  rdmadump info --json a.pcap b.pcapng.zst         one JSON document for both
+  rdmadump info --kinds capture.pcap               also count frames by kind (decodes)";
 
 const ANALYZE_EXAMPLES: &str = "\
 Examples:
@@ -44,6 +54,9 @@ pub enum Command {
     /// Report flows, sequence errors, NAKs, congestion and PFC storms
     #[command(after_help = ANALYZE_EXAMPLES)]
     Analyze(AnalyzeArgs),
+    /// Describe captures as capinfos does: container, interfaces, counts, times, rates
+    #[command(after_help = INFO_EXAMPLES)]
+    Info(InfoArgs),
     /// Print a shell completion script
     Completions {
         #[arg(value_enum)]
@@ -90,6 +103,20 @@ pub struct InputArgs {
     /// identical either way
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
     pub threads: Option<usize>,
+
+    /// Read this capture file, as tshark -r does (repeatable; read after the FILEs)
+    #[arg(short = 'r', long = "read-file", value_name = "FILE")]
+    pub read_files: Vec<PathBuf>,
+
+    /// Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), '2024-05-01
+    /// 12:00:00.5' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the
+    /// first packet of the capture
+    #[arg(long, value_name = "TIME", value_parser = TimeBound::parse)]
+    pub since: Option<TimeBound>,
+
+    /// Only packets before TIME (same forms as --since; the window is [since, until))
+    #[arg(long, value_name = "TIME", value_parser = TimeBound::parse)]
+    pub until: Option<TimeBound>,
 }
 
 #[derive(Debug, Args)]
@@ -117,6 +144,43 @@ pub struct ReadArgs {
     /// How to show timestamps in text output
     #[arg(long, value_enum, default_value_t = TimeArg(TimeFormat::Absolute), value_name = "FORMAT")]
     pub time: TimeArg,
+
+    /// Write the selected frames to a capture FILE instead of printing them, byte for byte
+    /// with their times and original lengths: pcapng if FILE ends in .pcapng, an input is
+    /// pcapng, or the inputs' link types differ, else pcap. `-` writes to standard output
+    #[arg(short = 'w', long = "write", value_name = "FILE", conflicts_with_all = ["json", "verbose", "hex"])]
+    pub write: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// Capture files (pcap or pcapng, plain, gzip or zstd); `-` or nothing reads standard
+    /// input
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Describe this capture file too, as tshark -r names one (repeatable)
+    #[arg(short = 'r', long = "read-file", value_name = "FILE")]
+    pub read_files: Vec<PathBuf>,
+
+    /// Write one JSON document instead of text (schema: docs/json-schema.md)
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also count the frames of each kind (roce_v2, ib, pfc...). This decodes every frame,
+    /// as `read` does, so it runs at decoding speed instead of near `cat` speed; without it
+    /// only record headers are read. A guess from a few header bytes would disagree with
+    /// `read` on tunnels, ERF, IPoIB and --roce-port, which is why it is not offered
+    #[arg(long)]
+    pub kinds: bool,
+
+    /// With --kinds, also take UDP destination PORT as RoCE v2 (repeatable)
+    #[arg(long = "roce-port", value_name = "PORT", requires = "kinds")]
+    pub roce_ports: Vec<u16>,
+
+    /// Read files through a buffer instead of memory-mapping them
+    #[arg(long)]
+    pub no_mmap: bool,
 }
 
 #[derive(Debug, Args)]
@@ -306,7 +370,7 @@ pub fn render_man(out: &mut dyn std::io::Write) -> std::io::Result<()> {
     clap_mangen::Man::new(cmd.clone()).render(out)?;
     for sub in cmd
         .get_subcommands()
-        .filter(|s| matches!(s.get_name(), "read" | "analyze"))
+        .filter(|s| matches!(s.get_name(), "read" | "analyze" | "info"))
     {
         writeln!(out, ".SH \"RDMADUMP {}\"", sub.get_name().to_uppercase())?;
         let man =

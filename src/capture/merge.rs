@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{AnyReader, Record, Source};
+use super::{AnyReader, Container, InterfaceInfo, Record, Source};
 
 /// What reading the inputs found, beyond the packets themselves.
 #[derive(Debug, Default, Clone)]
@@ -182,6 +182,17 @@ impl<'m> Merger<'m> {
         self.readers.get(index)?.as_ref()?.0.current_mapped()
     }
 
+    /// The container of input `index`, while it is still being read.
+    pub fn container(&self, index: usize) -> Option<Container> {
+        Some(self.readers.get(index)?.as_ref()?.0.container())
+    }
+
+    /// Interface `id` of input `index` as its container declares it, for the current
+    /// record (pcapng: in the current section).
+    pub fn interface(&self, index: usize, id: u32) -> Option<InterfaceInfo> {
+        self.readers.get(index)?.as_ref()?.0.interface(id)
+    }
+
     /// Moves input `index` past the record just used, noting what the container says.
     pub fn advance(&mut self, index: usize) {
         let Some(Some((reader, _))) = self.readers.get_mut(index) else {
@@ -242,4 +253,38 @@ fn collect_warnings(reader: &mut AnyReader<'_>, file: usize, notices: &mut Vec<N
             message: w.to_string(),
         }));
     }
+}
+
+/// Records looked at in each file for a timestamp, past any pcapng Simple Packet Blocks,
+/// which have none.
+const FIRST_TIMESTAMP_SCAN: usize = 1024;
+
+/// The time of the first record of the merged inputs (the earliest of each file's first
+/// timestamped record), read ahead from the files themselves. `None` when an input is
+/// standard input or a pipe, which can only be read once, or when no input has a
+/// timestamped record near its start.
+pub fn first_timestamp(paths: &[PathBuf]) -> Option<u64> {
+    let mut earliest: Option<u64> = None;
+    for path in paths {
+        if path.as_os_str() == "-" || !std::fs::metadata(path).ok()?.is_file() {
+            return None;
+        }
+        let Ok(mut source) = Source::open(path, true) else {
+            continue;
+        };
+        let Ok(mut reader) = AnyReader::open(&mut source) else {
+            continue;
+        };
+        for _ in 0..FIRST_TIMESTAMP_SCAN {
+            match reader.advance() {
+                Ok(true) => {}
+                _ => break,
+            }
+            if let Some(Some(ts)) = reader.current_ts() {
+                earliest = Some(earliest.map_or(ts, |e| e.min(ts)));
+                break;
+            }
+        }
+    }
+    earliest
 }

@@ -1,17 +1,21 @@
 //! Capture containers: classic pcap and pcapng, read from a file mapping or a stream.
 
 mod compressed;
+mod describe;
+pub mod info;
 pub mod input;
 pub mod merge;
 mod mmap;
 mod pcap;
 mod pcapng;
+pub mod write;
 
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Seek};
 use std::path::Path;
 
+pub use describe::{Container, ContainerKind, InterfaceInfo, TsResolution};
 pub use input::{Input, ReadInput, SliceInput};
 pub use mmap::Mapped;
 
@@ -28,6 +32,23 @@ pub mod linktype {
     pub const IPOIB: u32 = 242;
     pub const INFINIBAND: u32 = 247;
     pub const LINUX_SLL2: u32 = 276;
+
+    /// The registry's name for the link types rdmadump decodes (LINKTYPE_ETHERNET is
+    /// `ethernet`); `None` for the others.
+    pub fn name(linktype: u32) -> Option<&'static str> {
+        Some(match linktype {
+            ETHERNET => "ethernet",
+            RAW => "raw",
+            LINUX_SLL => "linux_sll",
+            ERF => "erf",
+            IPV4 => "ipv4",
+            IPV6 => "ipv6",
+            IPOIB => "ipoib",
+            INFINIBAND => "infiniband",
+            LINUX_SLL2 => "linux_sll2",
+            _ => return None,
+        })
+    }
 }
 
 /// No real link layer produces records larger than this; a larger claimed length means the
@@ -174,6 +195,31 @@ impl<I: Input> CaptureReader<I> {
 
     pub fn len_hint(&self) -> Option<u64> {
         self.input.len_hint()
+    }
+
+    /// The container as read so far (pcapng: the current section).
+    pub fn container(&self) -> Container {
+        match &self.state {
+            State::Pcap(state) => Container {
+                kind: ContainerKind::Pcap,
+                big_endian: state.big_endian(),
+                section: 1,
+            },
+            State::PcapNg(state) => Container {
+                kind: ContainerKind::PcapNg,
+                big_endian: state.big_endian(),
+                section: state.section(),
+            },
+        }
+    }
+
+    /// Interface `id` (a record's `iface`) as the container declared it; for pcapng, in
+    /// the current section.
+    pub fn interface(&self, id: u32) -> Option<InterfaceInfo> {
+        match &self.state {
+            State::Pcap(state) => (id == 0).then(|| state.interface()),
+            State::PcapNg(state) => state.interface_info(id),
+        }
     }
 }
 
@@ -348,5 +394,13 @@ impl<'m> AnyReader<'m> {
 
     pub fn len_hint(&self) -> Option<u64> {
         delegate!(self, r => r.len_hint())
+    }
+
+    pub fn container(&self) -> Container {
+        delegate!(self, r => r.container())
+    }
+
+    pub fn interface(&self, id: u32) -> Option<InterfaceInfo> {
+        delegate!(self, r => r.interface(id))
     }
 }

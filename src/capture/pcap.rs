@@ -9,7 +9,7 @@ use nom::combinator::map_opt;
 use nom::number::Endianness;
 use nom::{IResult, Parser};
 
-use super::{CaptureError, Input, Located, MAX_RECORD, WarningSink};
+use super::{CaptureError, Input, InterfaceInfo, Located, MAX_RECORD, TsResolution, WarningSink};
 
 const GLOBAL_HEADER_LEN: usize = 24;
 const RECORD_HEADER_LEN: usize = 16;
@@ -22,9 +22,11 @@ pub(crate) struct Magic {
     pub frac_ns: u64,
 }
 
-/// The one global-header field the reader needs.
+/// The global-header fields the reader keeps: the link type for decoding, the snaplen to
+/// describe the file (`info`) and copy it (`read -w`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FileHeader {
+    pub snaplen: u32,
     pub linktype: u32,
 }
 
@@ -75,9 +77,10 @@ pub(crate) fn magic(input: &[u8]) -> PResult<'_, Magic> {
 pub(crate) fn file_header<'a>(
     endian: Endianness,
 ) -> impl Parser<&'a [u8], Output = FileHeader, Error = ()> {
-    // Magic, version, thiszone, sigfigs and snaplen: none of them changes how records are
-    // read (snaplen is only a promise the record headers already keep or break).
-    (take(20usize), u32(endian)).map(|(_, network)| FileHeader {
+    // Magic, version, thiszone and sigfigs change nothing in how records are read; snaplen
+    // is only a promise the record headers already keep or break.
+    (take(16usize), u32(endian), u32(endian)).map(|(_, snaplen, network)| FileHeader {
+        snaplen,
         // The top bits carry FCS-length flags (pcap-linktype(7)), not the link type.
         linktype: network & 0x03ff_ffff,
     })
@@ -101,13 +104,18 @@ pub(crate) fn record_header<'a>(
 pub(crate) struct PcapState {
     magic: Magic,
     linktype: u32,
+    snaplen: u32,
 }
 
 impl PcapState {
     /// Recognises the four magic numbers; the header itself is read by `read_header`.
     pub fn detect(bytes: [u8; 4]) -> Option<PcapState> {
         let (_, magic) = magic(&bytes).ok()?;
-        Some(PcapState { magic, linktype: 0 })
+        Some(PcapState {
+            magic,
+            linktype: 0,
+            snaplen: 0,
+        })
     }
 
     pub fn read_header<I: Input>(mut self, input: &mut I) -> Result<Self, CaptureError> {
@@ -122,8 +130,22 @@ impl PcapState {
             });
         };
         self.linktype = header.linktype;
+        self.snaplen = header.snaplen;
         input.consume(GLOBAL_HEADER_LEN);
         Ok(self)
+    }
+
+    pub fn big_endian(&self) -> bool {
+        self.magic.endian == Endianness::Big
+    }
+
+    /// The file's one interface, as the global header declares it.
+    pub fn interface(&self) -> InterfaceInfo {
+        InterfaceInfo {
+            linktype: self.linktype,
+            snaplen: self.snaplen,
+            resolution: TsResolution::Decimal(if self.magic.frac_ns == 1 { 9 } else { 6 }),
+        }
     }
 
     #[inline]
@@ -208,7 +230,13 @@ mod tests {
         ];
         let (rest, header) = file_header(Endianness::Big).parse(&bytes).unwrap();
         assert!(rest.is_empty());
-        assert_eq!(header, FileHeader { linktype: 1 });
+        assert_eq!(
+            header,
+            FileHeader {
+                snaplen: 65535,
+                linktype: 1
+            }
+        );
         assert!(file_header(Endianness::Big).parse(&bytes[..23]).is_err());
     }
 

@@ -8,7 +8,7 @@ mod block;
 use nom::Parser;
 use nom::number::Endianness;
 
-use super::{CaptureError, Input, Located, WarningSink};
+use super::{CaptureError, Input, InterfaceInfo, Located, TsResolution, WarningSink};
 use block::{
     Block, MIN_BLOCK_LEN, OPT_IF_TSOFFSET, OPT_IF_TSRESOL, PACKET_FIELDS_LEN, PacketFields,
     Resolution, SHB, SPB_FIELDS_LEN,
@@ -54,6 +54,8 @@ pub(crate) struct PcapNgState {
     interfaces: Vec<Interface>,
     /// Where scanning for a valid block started, while recovering from damage.
     resync_from: Option<u64>,
+    /// Section headers read so far: interface ids restart with each section.
+    sections: u32,
 }
 
 impl Default for PcapNgState {
@@ -63,6 +65,7 @@ impl Default for PcapNgState {
             endian: Endianness::Little,
             interfaces: Vec::new(),
             resync_from: None,
+            sections: 0,
         }
     }
 }
@@ -201,6 +204,7 @@ impl PcapNgState {
         match block::block(self.endian, block_type, body)? {
             Block::Shb => {
                 self.interfaces.clear();
+                self.sections += 1;
                 Ok(Verdict::Skip(total_len))
             }
             Block::Idb {
@@ -267,6 +271,28 @@ impl PcapNgState {
             }
             Block::Other => Ok(Verdict::Skip(total_len)),
         }
+    }
+
+    pub fn big_endian(&self) -> bool {
+        self.endian == Endianness::Big
+    }
+
+    /// Sections begun so far (1 in the first); interface ids count within one section.
+    pub fn section(&self) -> u32 {
+        self.sections
+    }
+
+    /// Interface `id` of the current section, as its description block declared it.
+    pub fn interface_info(&self, id: u32) -> Option<InterfaceInfo> {
+        let interface = self.interfaces.get(id as usize)?;
+        Some(InterfaceInfo {
+            linktype: interface.linktype,
+            snaplen: interface.snaplen,
+            resolution: match interface.resolution {
+                Resolution::Decimal(n) => TsResolution::Decimal(n),
+                Resolution::Binary(n) => TsResolution::Binary(n),
+            },
+        })
     }
 
     fn interface(&self, id: u32) -> Result<Interface, String> {

@@ -16,7 +16,8 @@ use crate::cli::{AnalyzeArgs, ColorChoice};
 use crate::filter::PacketFilter;
 use crate::output::{analyze_json, analyze_text as text};
 
-use super::{RunOptions, for_each_packet_with, input_paths, write_out};
+use super::pipeline::Batch;
+use super::{RunOptions, for_each_batch_with, for_each_packet_with, input_paths, write_out};
 
 /// Packets the clock-offset pass reads at most: the offsets of capture points are settled
 /// long before, and the pass stops sooner once every pair has its samples.
@@ -68,6 +69,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         Vec::new()
     };
     let offsets_ns: Vec<i64> = offsets.iter().map(|o| o.offset_ns).collect();
+    let window = super::time_window(&args.input, &paths);
     let config = AnalyzeConfig {
         pmtu: args.pmtu,
         link_speed_bps: args.link_speed,
@@ -92,17 +94,27 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         offsets: &offsets_ns,
         ..RunOptions::default()
     };
-    let input = for_each_packet_with(&paths, &args.input, run, &filter, |file, pkt| {
-        if selection.as_ref().is_some_and(|s| !s.admits(pkt)) {
-            return Ok(ControlFlow::Continue(()));
+    let work = |batch: &mut Batch<'_>| {
+        for (_, pkt) in &mut batch.packets {
+            pkt.verify_crcs();
+            window.anchor(pkt.ts_ns);
         }
-        analyzer.observe(file, pkt);
-        seen += 1;
-        Ok(if seen >= limit {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        })
+        batch
+            .packets
+            .retain(|(_, pkt)| window.contains(pkt.ts_ns) && filter.matches(pkt));
+    };
+    let input = for_each_batch_with(&paths, &args.input, run, work, |batch: &mut Batch<'_>| {
+        for (file, pkt) in &batch.packets {
+            if selection.as_ref().is_some_and(|s| !s.admits(pkt)) {
+                continue;
+            }
+            analyzer.observe(*file, pkt);
+            seen += 1;
+            if seen >= limit {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
     })?;
     analyzer.finish();
     if let (Some(given), Some(conflict)) = (args.pmtu, analyzer.flows.pmtu_conflict) {

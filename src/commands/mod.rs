@@ -1,11 +1,15 @@
 //! The subcommands, and the input loop they share.
 
 pub mod analyze;
+pub mod info;
 pub mod pipeline;
 pub mod progress;
 pub mod read;
+pub mod write;
 
-pub use pipeline::{RunOptions, for_each_batch, for_each_packet, for_each_packet_with};
+pub use pipeline::{
+    RunOptions, for_each_batch, for_each_batch_with, for_each_packet, for_each_packet_with,
+};
 
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
@@ -17,6 +21,7 @@ use anyhow::{Context, bail};
 use crate::cli::{Cli, Command, InputArgs};
 use crate::dissect::DecodeOptions;
 use crate::filter::PacketFilter;
+use crate::filter::time::TimeWindow;
 
 /// Exit status for usage and I/O errors, and for inputs that could not be read.
 pub const EXIT_ERROR: u8 = 2;
@@ -30,6 +35,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             ExitCode::from(EXIT_ERROR)
         }),
         Command::Analyze(args) => analyze::run(&args),
+        Command::Info(args) => Ok(if info::run(&args)? {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(EXIT_ERROR)
+        }),
         Command::Completions { shell } => {
             crate::cli::render_completions(shell, &mut io::stdout());
             Ok(ExitCode::SUCCESS)
@@ -52,8 +62,13 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 /// The files to read: those named, or stdin when none are named and stdin is not a terminal.
 pub fn input_paths(args: &InputArgs) -> anyhow::Result<Vec<PathBuf>> {
-    if !args.files.is_empty() {
-        return Ok(args.files.clone());
+    paths_or_stdin(&args.files, &args.read_files)
+}
+
+/// The FILE arguments, then the `-r FILE`s; standard input when there are none.
+pub fn paths_or_stdin(files: &[PathBuf], read_files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    if !files.is_empty() || !read_files.is_empty() {
+        return Ok(files.iter().chain(read_files).cloned().collect());
     }
     if io::stdin().is_terminal() {
         bail!("no capture file given (name one, or pipe a capture into standard input)");
@@ -70,6 +85,17 @@ pub fn packet_filter(args: &InputArgs) -> anyhow::Result<PacketFilter> {
         qp,
         args.kind.map(|k| k.0),
     )?)
+}
+
+/// The `--since`/`--until` window. Bounds relative to the first packet are anchored here,
+/// ahead of reading, when every input is a file that can be read twice; otherwise the
+/// inputs are streamed one record at a time, in order, and the first packet anchors them.
+pub fn time_window(args: &InputArgs, paths: &[PathBuf]) -> TimeWindow {
+    let window = TimeWindow::new(args.since, args.until);
+    if window.is_relative() {
+        window.anchor(crate::capture::merge::first_timestamp(paths));
+    }
+    window
 }
 
 pub fn decode_options(args: &InputArgs) -> DecodeOptions {

@@ -15,8 +15,12 @@ const FLUSH_AT: usize = 1 << 16;
 use super::{for_each_batch, input_paths, write_out};
 
 pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
+    if let Some(output) = &args.write {
+        return super::write::write_selection(args, output);
+    }
     let filter = super::packet_filter(&args.input)?;
     let paths = input_paths(&args.input)?;
+    let window = super::time_window(&args.input, &paths);
     let limit = args.count.unwrap_or(u64::MAX);
     if limit == 0 {
         return Ok(true);
@@ -37,8 +41,11 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     let render = |batch: &mut Batch<'_>| {
         for (_, pkt) in &mut batch.packets {
             pkt.verify_crcs();
+            window.anchor(pkt.ts_ns);
         }
-        batch.packets.retain(|(_, pkt)| filter.matches(pkt));
+        batch
+            .packets
+            .retain(|(_, pkt)| window.contains(pkt.ts_ns) && filter.matches(pkt));
         let mut clock = Clock::new(TimeFormat::Absolute);
         let mut scratch = Vec::new();
         for (file, pkt) in &batch.packets {

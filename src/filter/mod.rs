@@ -2,6 +2,7 @@
 
 mod fields;
 mod parse;
+pub mod time;
 
 /// The field catalogue, for tools that print fields by name (`-T fields -e`, `rdmadump fields`).
 pub use fields::{FIELDS, Field, Type, Value, find as find_field};

@@ -6,6 +6,7 @@ pub mod analyze_json;
 #[cfg(feature = "cli")]
 pub mod analyze_text;
 pub mod hexdump;
+pub mod info;
 pub mod json;
 pub mod jsonw;
 pub mod mad_json;
