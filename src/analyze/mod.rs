@@ -399,8 +399,26 @@ impl Analyzer {
             if pkt.ecn_ce() {
                 self.first_ce.get_or_insert((at, key));
             }
-            self.connections.observe(pkt, &key, at);
-            self.flows.observe(pkt, key, at, &mut self.anomalies);
+            let end = self.connections.observe(pkt, &key, at);
+            let read = pkt.bth.is_some_and(|b| opcode::is_read_request(b.opcode()));
+            let pmtu = match end {
+                Some((slot, _)) if read => self.connections.read_pmtu(slot),
+                _ => None,
+            };
+            let hinted = end
+                .and_then(|(slot, v)| Some((self.connections.hint_and_detail(slot, key.role)?, v)));
+            match hinted {
+                Some(((hint, detail), verdict)) => {
+                    let event = verdict.map(|verdict| flows::SeqEvent {
+                        verdict,
+                        detail,
+                        pmtu,
+                    });
+                    self.flows
+                        .observe_hinted(pkt, key, at, event, &mut self.anomalies, hint);
+                }
+                None => self.flows.observe(pkt, key, at, &mut self.anomalies),
+            }
         }
         if pkt.pfc.is_some() || pkt.pause.is_some() {
             self.pfc.observe(pkt, at, &mut self.anomalies);

@@ -2,7 +2,7 @@
 //! requests at the responder's end ([`Requests`]) and the responses at the requester's end
 //! ([`Responses`]). `a_to_b` is B's `Requests` with A's `Responses`.
 
-use super::super::flows::PmtuSource;
+use super::super::flows::{FrameRef, PmtuSource};
 use super::super::psn;
 use super::super::sketch::Sketch;
 
@@ -47,6 +47,8 @@ struct Outstanding {
     fetch: bool,
     atomic: bool,
     answered: bool,
+    /// A READ counted before the PMTU was known: only its responses tell its span.
+    uncertain: bool,
 }
 
 /// A's requests as seen arriving at B's QP.
@@ -75,6 +77,8 @@ pub struct Requests {
     /// The first CE mark not yet answered by a CNP.
     pub pending_ce_ts: Option<u64>,
     pub seq: Sequence,
+    /// What the last request that was not simply new did.
+    pub detail: SeqDetail,
     /// Per-interval counts, with `--interval`; boxed, as most analyses ask for none.
     pub timeline: Option<Box<super::Timeline>>,
     ring: [Outstanding; OUTSTANDING],
@@ -90,10 +94,28 @@ pub struct Sequence {
     pub previous: u32,
     pub next_lo: u32,
     pub next_hi: u32,
+    /// The previous request's PSN was sent here: where a go-back jumps from.
+    pub previous_at: FrameRef,
     /// PSN of the FIRST or ONLY packet of the message being sent.
     pub message_start: u32,
     /// Everything before this PSN was acknowledged.
     pub acked_to: Option<u32>,
+}
+
+/// What the last request that was not simply new did to its direction's sequence: what
+/// the flow table reports, so that flows and connections tell one story. Kept aside rather
+/// than returned, as nearly every request is new and needs none of it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SeqDetail {
+    /// The highest PSN the request could have had without skipping any, and how many it
+    /// skipped.
+    pub expected: u32,
+    pub missing: u64,
+    /// The request before this one: where a go-back jumped from.
+    pub previous: u32,
+    pub previous_at: FrameRef,
+    /// The NAK a go-back answers, when it was captured.
+    pub nak: Option<FrameRef>,
 }
 
 /// What one request packet turned out to be.
@@ -129,7 +151,7 @@ pub struct Responses {
 #[derive(Debug, Clone, Copy)]
 pub struct Nak {
     pub psn: u32,
-    pub ts: Option<u64>,
+    pub at: FrameRef,
     pub rnr: bool,
 }
 
@@ -169,7 +191,7 @@ pub struct RequestInfo {
     pub psn: u32,
     pub opcode: u8,
     pub payload: u32,
-    pub ts: Option<u64>,
+    pub at: FrameRef,
     /// PSNs consumed: at least and at most (differ for a READ of unknown PMTU).
     pub consume: (u32, u32),
     /// Bytes the message moves when the header says (READ length, atomic 8).
@@ -205,17 +227,17 @@ impl Requests {
 
     /// Books one request; `nak` is the last NAK the requester got, to tell go-back-N from
     /// go-back-0 and to time the retransmission.
-    pub fn request(
-        &mut self,
-        r: RequestInfo,
-        cm_start: Option<u32>,
-        nak: Option<Nak>,
-    ) -> (Verdict, u64) {
+    pub fn request(&mut self, r: RequestInfo, cm_start: Option<u32>, nak: Option<Nak>) -> Verdict {
         self.packets += 1;
         self.payload_bytes += u64::from(r.payload);
-        self.touch(r.ts);
+        let ts = r.at.ts_ns;
+        self.touch(ts);
         let p = r.psn;
         let seq = &mut self.seq;
+        let (expected, previous, previous_at) = match cm_start {
+            Some(start) if !seq.started => (start, start, r.at),
+            _ => (seq.next_hi, seq.previous, seq.previous_at),
+        };
         let mut missing = 0u64;
         let verdict = if !seq.started {
             seq.started = true;
@@ -233,9 +255,10 @@ impl Requests {
             }
         } else if psn::diff(p, seq.highest) <= 0 {
             if psn::diff(p, seq.previous) < 0 {
-                let nak = nak.filter(|n| !n.rnr && psn::diff(n.psn, p) >= 0);
-                match nak {
-                    Some(n) if n.psn != p && starts_message(r.opcode) => Verdict::GoBack0,
+                match nak.filter(|n| psn::diff(n.psn, p) >= 0) {
+                    // Retrying after "receiver not ready" is flow control, not loss recovery.
+                    Some(n) if n.rnr && n.psn == p => Verdict::Retransmitted,
+                    Some(n) if !n.rnr && n.psn != p && starts_message(r.opcode) => Verdict::GoBack0,
                     _ => Verdict::GoBackN,
                 }
             } else {
@@ -272,8 +295,8 @@ impl Requests {
                     _ => {}
                 }
                 if verdict != Verdict::Retransmitted
-                    && let (Some(n), Some(now)) = (nak.filter(|n| !n.rnr), r.ts)
-                    && let Some(then) = n.ts.filter(|&t| t <= now)
+                    && let (Some(n), Some(now)) = (nak.filter(|n| !n.rnr), ts)
+                    && let Some(then) = n.at.ts_ns.filter(|&t| t <= now)
                     && psn::diff(n.psn, p) >= 0
                 {
                     self.nak_to_retx.add(now - then);
@@ -282,6 +305,7 @@ impl Requests {
             }
         }
         self.seq.previous = p;
+        self.seq.previous_at = r.at;
         if starts_message(r.opcode) {
             self.seq.message_start = p;
         }
@@ -289,7 +313,19 @@ impl Requests {
             let outstanding = psn::diff(self.seq.highest, acked) + 1;
             self.max_outstanding_psns = self.max_outstanding_psns.max(outstanding.max(0) as u32);
         }
-        (verdict, missing)
+        if verdict != Verdict::New {
+            let answered = matches!(verdict, Verdict::GoBackN | Verdict::GoBack0);
+            self.detail = SeqDetail {
+                expected,
+                missing,
+                previous,
+                previous_at,
+                nak: nak
+                    .filter(|n| answered && !n.rnr && psn::diff(n.psn, p) >= 0)
+                    .map(|n| n.at),
+            };
+        }
+        verdict
     }
 
     fn book_message(&mut self, r: RequestInfo) {
@@ -305,7 +341,7 @@ impl Requests {
     }
 
     fn remember(&mut self, r: RequestInfo) {
-        let Some(ts) = r.ts else { return };
+        let Some(ts) = r.at.ts_ns else { return };
         if usize::from(self.ring_len) == OUTSTANDING {
             // The oldest loses its sample.
             self.ring_head = (self.ring_head + 1) % OUTSTANDING as u8;
@@ -320,6 +356,7 @@ impl Requests {
             fetch: r.fetch_len.is_some(),
             atomic: r.atomic,
             answered: false,
+            uncertain: r.consume.0 != r.consume.1,
         };
         self.ring_len += 1;
     }
@@ -394,6 +431,7 @@ impl Requests {
         let front_fetch = front.fetch;
         let front_atomic = front.atomic;
         let front_psn = front.psn;
+        let front_uncertain = front.uncertain;
         if front_fetch && matches!(opcode & 0x1f, 0x0f | 0x10 | 0x12) {
             if clean && !front_atomic {
                 rsp.read_last.add(elapsed);
@@ -403,7 +441,9 @@ impl Requests {
             // not say when the PMTU was unknown: the next request is expected exactly.
             let held = psn::diff(p, front_psn) + 1;
             self.max_outstanding_psns = self.max_outstanding_psns.max(held.max(0) as u32);
-            if self.seq.previous == front_psn {
+            // A span computed from a known PMTU (`--pmtu` included) stands: a response that
+            // contradicts it shows up as a gap, as the warning about `--pmtu` says.
+            if front_uncertain && self.seq.previous == front_psn {
                 self.seq.highest = p;
                 self.seq.next_lo = psn::add(p, 1);
                 self.seq.next_hi = self.seq.next_lo;
@@ -416,18 +456,18 @@ impl Requests {
 }
 
 impl Responses {
-    pub fn nak(&mut self, code_index: usize, psn: u32, ts: Option<u64>) {
+    pub fn nak(&mut self, code_index: usize, psn: u32, at: FrameRef) {
         self.naks[code_index.min(NAK_CODES.len() - 1)] += 1;
         self.last_nak = Some(Nak {
             psn,
-            ts,
+            at,
             rnr: false,
         });
     }
 
-    pub fn rnr(&mut self, psn: u32, ts: Option<u64>) {
+    pub fn rnr(&mut self, psn: u32, at: FrameRef) {
         self.rnr_naks += 1;
-        self.last_nak = Some(Nak { psn, ts, rnr: true });
+        self.last_nak = Some(Nak { psn, at, rnr: true });
     }
 
     pub fn cnp(&mut self, ts: Option<u64>, pending_ce: Option<u64>) {

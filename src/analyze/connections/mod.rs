@@ -11,14 +11,16 @@ mod timeline;
 
 use std::collections::HashMap;
 
-pub use direction::{IDLE_NS, NAK_CODES, OPS, PathMtuSource, Requests, Responses, Verdict};
+pub use direction::{
+    IDLE_NS, NAK_CODES, OPS, PathMtuSource, Requests, Responses, SeqDetail, Verdict,
+};
 pub use history::History;
 pub use report::{Connection, ConnectionRow, Connections, Direction};
 pub use select::Selection;
 use timeline::Event;
 pub use timeline::{Bucket, Timeline};
 
-use super::flows::{FlowKey, FrameRef, PmtuSource, is_legal_pmtu};
+use super::flows::{FlowHint, FlowKey, FrameRef, PmtuSource, is_legal_pmtu};
 use super::psn;
 use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
@@ -99,6 +101,8 @@ pub struct End {
     pub rsp: Responses,
     pub history: History,
     last_activity: u64,
+    /// Where the flows of the packets this end receives sit in the flow table, by role.
+    flow_hints: [FlowHint; 3],
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -293,16 +297,61 @@ impl ConnectionTable {
         }
     }
 
-    /// Feeds one packet with a BTH of a connected transport, or a CM MAD.
-    pub fn observe(&mut self, pkt: &Packet<'_>, flow: &FlowKey, at: FrameRef) {
-        let Some(bth) = pkt.bth else { return };
+    /// What end `slot`'s last request that was not simply new did to its sequence.
+    pub fn detail(&self, slot: usize) -> Option<&SeqDetail> {
+        self.ends.get(slot).map(|e| &e.req.detail)
+    }
+
+    /// The path MTU end `slot`'s READs are counted with, when known.
+    pub fn read_pmtu(&self, slot: usize) -> Option<(u32, PathMtuSource)> {
+        self.given_pmtu
+            .map(|m| (m, PathMtuSource::Flow(PmtuSource::Given)))
+            .or(self.ends.get(slot)?.pmtu)
+    }
+
+    /// The flow-table hint of end `slot` (from [`ConnectionTable::observe`]) for `role`.
+    pub fn flow_hint(&mut self, slot: usize, role: Role) -> Option<&mut FlowHint> {
+        let index = match role {
+            Role::Request => 0,
+            Role::Response => 1,
+            Role::Cnp => 2,
+            Role::Unknown => return None,
+        };
+        Some(&mut self.ends.get_mut(slot)?.flow_hints[index])
+    }
+
+    /// End `slot`'s hint for `role`, and what its last request that was not new did.
+    pub fn hint_and_detail(
+        &mut self,
+        slot: usize,
+        role: Role,
+    ) -> Option<(&mut FlowHint, &SeqDetail)> {
+        let index = match role {
+            Role::Request => 0,
+            Role::Response => 1,
+            Role::Cnp => 2,
+            Role::Unknown => return None,
+        };
+        let end = self.ends.get_mut(slot)?;
+        Some((&mut end.flow_hints[index], &end.req.detail))
+    }
+
+    /// Feeds one packet with a BTH of a connected transport, or a CM MAD; returns the end
+    /// that received it, if it has one, and for a request what it did to the sequence.
+    pub fn observe(
+        &mut self,
+        pkt: &Packet<'_>,
+        flow: &FlowKey,
+        at: FrameRef,
+    ) -> Option<(usize, Option<Verdict>)> {
+        let bth = pkt.bth?;
         let role = flow.role;
         // CNPs name the QP they slow down, whatever its transport.
         if !opcode::is_connected(bth.opcode()) && role != Role::Cnp {
             if pkt.mad.is_some() {
                 self.cm(pkt, at);
             }
-            return;
+            return None;
         }
         self.clock += 1;
         let key = EndKey {
@@ -315,12 +364,15 @@ impl ConnectionTable {
         let end = &mut self.ends[slot];
         end.last_activity = clock;
         end.last = at;
+        let mut event = None;
         match role {
-            Role::Request => self.request(slot, pkt, at),
+            Role::Request => event = self.request(slot, pkt, at),
             Role::Response => self.response(slot, pkt, at),
             Role::Cnp => self.cnp(slot, at),
             Role::Unknown => {}
         }
+        // Only making a new end evicts, and that came before `slot` was taken.
+        Some((slot, event))
     }
 
     fn learn_pmtu(&mut self, slot: usize, payload: u32) {
@@ -351,8 +403,8 @@ impl ConnectionTable {
         }
     }
 
-    fn request(&mut self, slot: usize, pkt: &Packet<'_>, at: FrameRef) {
-        let Some(bth) = pkt.bth else { return };
+    fn request(&mut self, slot: usize, pkt: &Packet<'_>, at: FrameRef) -> Option<Verdict> {
+        let bth = pkt.bth?;
         let op = bth.opcode();
         let payload = pkt.payload_len.unwrap_or(0);
         if opcode::carries_one_pmtu(op) {
@@ -391,12 +443,12 @@ impl ConnectionTable {
             }
             None => (1, 1),
         };
-        let (verdict, _) = end.req.request(
+        let verdict = end.req.request(
             RequestInfo {
                 psn: bth.psn(),
                 opcode: op,
                 payload,
-                ts: at.ts_ns,
+                at,
                 consume,
                 fetch_len,
                 atomic,
@@ -452,6 +504,7 @@ impl ConnectionTable {
             // A NAK explains one go-back; a later one without a new NAK is not its answer.
             self.ends[peer as usize].rsp.last_nak = None;
         }
+        Some(verdict)
     }
 
     fn response(&mut self, slot: usize, pkt: &Packet<'_>, at: FrameRef) {
@@ -478,12 +531,12 @@ impl ConnectionTable {
             match aeth.decode() {
                 Syndrome::Nak(code) => {
                     nak = true;
-                    end.rsp.nak(nak_index(code), p, at.ts_ns);
+                    end.rsp.nak(nak_index(code), p, at);
                     end.history.push(b'n', out, clock_of(at));
                 }
                 Syndrome::RnrNak { .. } => {
                     nak = true;
-                    end.rsp.rnr(p, at.ts_ns);
+                    end.rsp.rnr(p, at);
                     end.history.push(b'r', out, clock_of(at));
                 }
                 _ => {}
