@@ -296,7 +296,7 @@ _rdmadump() {
                     return 0
                     ;;
                 --time)
-                    COMPREPLY=($(compgen -W "absolute relative delta" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "absolute relative delta ud" -- "${cur}"))
                     return 0
                     ;;
                 *)

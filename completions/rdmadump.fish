@@ -48,7 +48,8 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l threads -d 'T
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s c -l count -d 'Stop after N matching packets' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l time -d 'How to show timestamps in text output' -r -f -a "absolute\t'Wall-clock time of day, UTC, to the nanosecond'
 relative\t'Seconds since the first packet shown'
-delta\t'Seconds since the previous packet shown'"
+delta\t'Seconds since the previous packet shown'
+ud\t'UTC date and time of day, to the nanosecond (as tshark -t ud)'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l json -d 'Write JSON Lines: one object per frame (schema: docs/json-schema.md)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s V -l verbose -d 'Under each frame\'s line, every decoded field as an indented tree, layer by layer (as tshark -V)'

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 
 use crate::capture::merge::display_path;
 use crate::cli::ReadArgs;
-use crate::output::time::{Clock, TimeFormat};
+use crate::output::time::Clock;
 use crate::output::{hexdump, json, text, tree};
 
 use super::pipeline::Batch;
@@ -33,13 +33,13 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
         .collect();
     // Relative and delta times depend on the packets shown before: `render` (on either
     // thread) leaves a mark where the time goes, and `write` (in order) fills it in.
-    let in_order = !args.json && args.time.0 != TimeFormat::Absolute;
+    let in_order = !args.json && args.time.0.is_relative();
     let render = |batch: &mut Batch<'_>| {
         for (_, pkt) in &mut batch.packets {
             pkt.verify_crcs();
         }
         batch.packets.retain(|(_, pkt)| filter.matches(pkt));
-        let mut clock = Clock::new(TimeFormat::Absolute);
+        let mut clock = Clock::new(args.time.0);
         let mut scratch = Vec::new();
         for (file, pkt) in &batch.packets {
             let out = &mut batch.out;
