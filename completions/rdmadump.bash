@@ -253,7 +253,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__read)
-            opts="-Y -c -V -x -h --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --verbose --hex --time --help"
+            opts="-Y -c -V -x -T -e -E -h --roce-port --filter --qp --kind --no-mmap --color --threads --json --count --verbose --hex --time --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -297,6 +297,18 @@ _rdmadump() {
                     ;;
                 --time)
                     COMPREPLY=($(compgen -W "absolute relative delta ud" -- "${cur}"))
+                    return 0
+                    ;;
+                -T)
+                    COMPREPLY=($(compgen -W "text json fields" -- "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -E)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

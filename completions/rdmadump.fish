@@ -50,8 +50,13 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l time -d 'How 
 relative\t'Seconds since the first packet shown'
 delta\t'Seconds since the previous packet shown'
 ud\t'UTC date and time of day, to the nanosecond (as tshark -t ud)'"
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s T -d 'Output format, as tshark -T: text (the default), json (as --json), or fields (the fields named with -e, one line per frame)' -r -f -a "text\t'One line per frame (the default)'
+json\t'JSON Lines, as --json'
+fields\t'The -e fields, one line per frame'"
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s e -d 'With -T fields: a field to print, by its filter name, e.g. bth.psn (repeatable; printed in the order given, an absent field as an empty value)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s E -d 'With -T fields, as tshark -E: separator=/t|/s|C, header=y|n, quote=d|s|n, occurrence=f|l|a, aggregator=/s|C (repeatable)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l json -d 'Write JSON Lines: one object per frame (schema: docs/json-schema.md)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l json -d 'Write JSON Lines: one object per frame'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s V -l verbose -d 'Under each frame\'s line, every decoded field as an indented tree, layer by layer (as tshark -V)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s x -l hex -d 'Under each frame\'s line, its captured bytes in hex and ASCII (as tshark -x)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -4,7 +4,10 @@ use std::io::Write;
 use std::ops::ControlFlow;
 
 use crate::capture::merge::display_path;
-use crate::cli::ReadArgs;
+use anyhow::bail;
+
+use crate::cli::{OutputFormat, ReadArgs};
+use crate::output::fields::{self, FieldsFormat};
 use crate::output::time::Clock;
 use crate::output::{hexdump, json, text, tree};
 
@@ -15,6 +18,9 @@ const FLUSH_AT: usize = 1 << 16;
 use super::{for_each_batch, input_paths, write_out};
 
 pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
+    let format = output_format(args)?;
+    let json = format == OutputFormat::Json;
+    let fields_format = FieldsFormat::new(&args.fields_options);
     let filter = super::packet_filter(&args.input)?;
     let paths = input_paths(&args.input)?;
     let limit = args.count.unwrap_or(u64::MAX);
@@ -33,7 +39,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
         .collect();
     // Relative and delta times depend on the packets shown before: `render` (on either
     // thread) leaves a mark where the time goes, and `write` (in order) fills it in.
-    let in_order = !args.json && args.time.0.is_relative();
+    let in_order = format == OutputFormat::Text && args.time.0.is_relative();
     let render = |batch: &mut Batch<'_>| {
         for (_, pkt) in &mut batch.packets {
             pkt.verify_crcs();
@@ -43,8 +49,10 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
         let mut scratch = Vec::new();
         for (file, pkt) in &batch.packets {
             let out = &mut batch.out;
-            if args.json {
+            if json {
                 json::write_packet(out, pkt, multiple.then(|| names[*file].as_str()));
+            } else if format == OutputFormat::Fields {
+                fields::write_packet(out, pkt, &args.fields, &fields_format);
             } else if in_order {
                 text::write_frame(out, pkt, multiple.then(|| short[*file].as_str()));
                 batch.marks.push(out.len());
@@ -74,6 +82,10 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     let mut clock = Clock::new(args.time.0);
     let mut out = super::stdout()?;
     let mut pending: Vec<u8> = Vec::with_capacity(2 * FLUSH_AT);
+    if format == OutputFormat::Fields && fields_format.header {
+        let names: Vec<&str> = args.fields.iter().map(|f| f.name).collect();
+        fields::write_header(&mut pending, &names, &fields_format);
+    }
     let mut shown = 0u64;
     let write = |batch: &mut Batch<'_>| {
         let remaining = limit - shown;
@@ -115,4 +127,26 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     write_out(&mut out, &pending)?;
     out.flush()?;
     Ok(!report.failed)
+}
+
+/// What `-T`, `--json`, `-e` and `-E` ask for together; a combination that makes no sense
+/// is a command-line error, as tshark makes it.
+fn output_format(args: &ReadArgs) -> anyhow::Result<OutputFormat> {
+    let format = match args.format {
+        Some(format) => format,
+        None if args.json => OutputFormat::Json,
+        None => OutputFormat::Text,
+    };
+    if format == OutputFormat::Fields && args.fields.is_empty() {
+        bail!("-T fields needs at least one field to print: add -e FIELD (e.g. -e bth.psn)");
+    }
+    if format != OutputFormat::Fields
+        && (!args.fields.is_empty() || !args.fields_options.is_empty())
+    {
+        bail!("-e and -E shape -T fields output: add -T fields");
+    }
+    if format != OutputFormat::Text && (args.verbose || args.hex) {
+        bail!("-V and -x add to text output; they do not go with -T json, -T fields or --json");
+    }
+    Ok(format)
 }
