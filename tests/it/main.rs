@@ -15,5 +15,6 @@ mod real_capture;
 mod recipes;
 mod scenarios;
 mod snapshots;
+mod timestamps;
 mod tshark_diff;
 mod tunnels;
