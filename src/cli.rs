@@ -132,7 +132,7 @@ pub struct ReadArgs {
     /// With -T fields: a field to print, by its filter name, e.g. bth.psn (repeatable; printed
     /// in the order given, an absent field as an empty value)
     #[arg(short = 'e', value_name = "FIELD", value_parser = parse_field)]
-    pub fields: Vec<&'static Field>,
+    pub fields: Vec<FieldArg>,
 
     /// With -T fields, as tshark -E: separator=/t|/s|C, header=y|n, quote=d|s|n,
     /// occurrence=f|l|a, aggregator=/s|C (repeatable)
@@ -151,11 +151,24 @@ pub enum OutputFormat {
     Fields,
 }
 
+/// A field of `-e`: the name as given (for the header line) and the field it names.
+#[derive(Debug, Clone)]
+pub struct FieldArg {
+    pub name: String,
+    pub field: &'static Field,
+}
+
 /// A field name of `-e`, as the filter knows it.
-pub fn parse_field(name: &str) -> Result<&'static Field, String> {
-    find_field(name).ok_or_else(|| {
-        format!("`{name}` is not a field rdmadump knows (the man page lists them all)")
-    })
+pub fn parse_field(name: &str) -> Result<FieldArg, String> {
+    match find_field(name) {
+        Some(field) => Ok(FieldArg {
+            name: name.to_string(),
+            field,
+        }),
+        None => Err(format!(
+            "`{name}` is not a field rdmadump knows (the man page lists them all)"
+        )),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -340,8 +353,8 @@ pub fn render_man(out: &mut dyn std::io::Write) -> std::io::Result<()> {
             writeln!(out, ".br")?;
         }
         let usage = usage(sub);
-        let (name, rest) =
-            usage.split_at(usage.find(" [").or(usage.find(" <")).unwrap_or(usage.len()));
+        let name = sub.get_bin_name().unwrap_or_else(|| sub.get_name());
+        let rest = usage.strip_prefix(name).unwrap_or(&usage);
         writeln!(out, "\\fB{}\\fR{}", roff_escape(name), roff_escape(rest))?;
     }
     man.render_description_section(out)?;

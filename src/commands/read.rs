@@ -3,10 +3,11 @@
 use std::io::Write;
 use std::ops::ControlFlow;
 
-use crate::capture::merge::display_path;
 use anyhow::bail;
 
+use crate::capture::merge::display_path;
 use crate::cli::{OutputFormat, ReadArgs};
+use crate::filter::Field;
 use crate::output::fields::{self, FieldsFormat};
 use crate::output::time::Clock;
 use crate::output::{hexdump, json, text, tree};
@@ -21,6 +22,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     let format = output_format(args)?;
     let json = format == OutputFormat::Json;
     let fields_format = FieldsFormat::new(&args.fields_options);
+    let fields: Vec<&Field> = args.fields.iter().map(|f| f.field).collect();
     let filter = super::packet_filter(&args.input)?;
     let paths = input_paths(&args.input)?;
     let limit = args.count.unwrap_or(u64::MAX);
@@ -52,7 +54,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
             if json {
                 json::write_packet(out, pkt, multiple.then(|| names[*file].as_str()));
             } else if format == OutputFormat::Fields {
-                fields::write_packet(out, pkt, &args.fields, &fields_format);
+                fields::write_packet(out, pkt, &fields, &fields_format);
             } else if in_order {
                 text::write_frame(out, pkt, multiple.then(|| short[*file].as_str()));
                 batch.marks.push(out.len());
@@ -83,7 +85,8 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     let mut out = super::stdout()?;
     let mut pending: Vec<u8> = Vec::with_capacity(2 * FLUSH_AT);
     if format == OutputFormat::Fields && fields_format.header {
-        let names: Vec<&str> = args.fields.iter().map(|f| f.name).collect();
+        // As tshark, the names as they were given.
+        let names: Vec<&str> = args.fields.iter().map(|f| f.name.as_str()).collect();
         fields::write_header(&mut pending, &names, &fields_format);
     }
     let mut shown = 0u64;
