@@ -327,7 +327,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__read)
-            opts="-Y -r -c -V -x -w -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --verbose --hex --time --write --help"
+            opts="-Y -r -c -V -x -w -T -e -E -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --verbose --hex --time --write --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -386,7 +386,7 @@ _rdmadump() {
                     return 0
                     ;;
                 --time)
-                    COMPREPLY=($(compgen -W "absolute relative delta" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "absolute relative delta ud" -- "${cur}"))
                     return 0
                     ;;
                 --write)
@@ -394,6 +394,18 @@ _rdmadump() {
                     return 0
                     ;;
                 -w)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -T)
+                    COMPREPLY=($(compgen -W "text json fields" -- "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -E)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

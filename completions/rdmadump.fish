@@ -52,10 +52,16 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l until -d 'Onl
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s c -l count -d 'Stop after N matching packets' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l time -d 'How to show timestamps in text output' -r -f -a "absolute\t'Wall-clock time of day, UTC, to the nanosecond'
 relative\t'Seconds since the first packet shown'
-delta\t'Seconds since the previous packet shown'"
+delta\t'Seconds since the previous packet shown'
+ud\t'UTC date and time of day, to the nanosecond (as tshark -t ud)'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s w -l write -d 'Write the selected frames to a capture FILE instead of printing them, byte for byte with their times and original lengths: pcapng if FILE ends in .pcapng, an input is pcapng, or the inputs\' link types differ, else pcap. `-` writes to standard output' -r -F
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s T -d 'Output format, as tshark -T: text (the default), json (as --json), or fields (the fields named with -e, one line per frame)' -r -f -a "text\t'One line per frame (the default)'
+json\t'JSON Lines, as --json'
+fields\t'The -e fields, one line per frame'"
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s e -d 'With -T fields: a field to print, by its filter name, e.g. bth.psn (repeatable; printed in the order given, an absent field as an empty value)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s E -d 'With -T fields, as tshark -E: separator=/t|/s|C, header=y|n, quote=d|s|n, occurrence=f|l|a, aggregator=/s|C (repeatable)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l json -d 'Write JSON Lines: one object per frame (schema: docs/json-schema.md)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l json -d 'Write JSON Lines: one object per frame'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s V -l verbose -d 'Under each frame\'s line, every decoded field as an indented tree, layer by layer (as tshark -V)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s x -l hex -d 'Under each frame\'s line, its captured bytes in hex and ASCII (as tshark -x)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -102,7 +108,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l single-poi
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -s r -l read-file -d 'Describe this capture file too, as tshark -r names one (repeatable)' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l roce-port -d 'With --kinds, also take UDP destination PORT as RoCE v2 (repeatable)' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l json -d 'Write one JSON document instead of text (schema: docs/json-schema.md)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l json -d 'Write one JSON document instead of text'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l kinds -d 'Also count the frames of each kind (roce_v2, ib, pfc...). This decodes every frame, as `read` does, so it runs at decoding speed instead of near `cat` speed; without it only record headers are read. A guess from a few header bytes would disagree with `read` on tunnels, ERF, IPoIB and --roce-port, which is why it is not offered'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -s h -l help -d 'Print help'

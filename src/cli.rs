@@ -11,6 +11,8 @@ use crate::analyze::AnomalyKind;
 use crate::analyze::flows::is_legal_pmtu;
 use crate::dissect::Kind;
 use crate::filter::time::TimeBound;
+use crate::filter::{Field, find_field};
+use crate::output::fields::FieldsOption;
 use crate::output::time::TimeFormat;
 
 const ABOUT: &str = "Decode and analyse RDMA packet captures: InfiniBand, RoCE v1/v2, PFC";
@@ -124,7 +126,7 @@ pub struct ReadArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    /// Write JSON Lines: one object per frame (schema: docs/json-schema.md)
+    /// Write JSON Lines: one object per frame
     #[arg(long)]
     pub json: bool,
 
@@ -150,6 +152,26 @@ pub struct ReadArgs {
     /// pcapng, or the inputs' link types differ, else pcap. `-` writes to standard output
     #[arg(short = 'w', long = "write", value_name = "FILE", conflicts_with_all = ["json", "verbose", "hex"])]
     pub write: Option<PathBuf>,
+
+    /// Output format, as tshark -T: text (the default), json (as --json), or fields (the
+    /// fields named with -e, one line per frame)
+    #[arg(
+        short = 'T',
+        value_enum,
+        value_name = "FORMAT",
+        conflicts_with = "json"
+    )]
+    pub format: Option<OutputFormat>,
+
+    /// With -T fields: a field to print, by its filter name, e.g. bth.psn (repeatable; printed
+    /// in the order given, an absent field as an empty value)
+    #[arg(short = 'e', value_name = "FIELD", value_parser = parse_field)]
+    pub fields: Vec<FieldArg>,
+
+    /// With -T fields, as tshark -E: separator=/t|/s|C, header=y|n, quote=d|s|n,
+    /// occurrence=f|l|a, aggregator=/s|C (repeatable)
+    #[arg(short = 'E', value_name = "OPTION=VALUE", value_parser = FieldsOption::parse)]
+    pub fields_options: Vec<FieldsOption>,
 }
 
 #[derive(Debug, Args)]
@@ -163,7 +185,7 @@ pub struct InfoArgs {
     #[arg(short = 'r', long = "read-file", value_name = "FILE")]
     pub read_files: Vec<PathBuf>,
 
-    /// Write one JSON document instead of text (schema: docs/json-schema.md)
+    /// Write one JSON document instead of text
     #[arg(long)]
     pub json: bool,
 
@@ -181,6 +203,37 @@ pub struct InfoArgs {
     /// Read files through a buffer instead of memory-mapping them
     #[arg(long)]
     pub no_mmap: bool,
+}
+
+/// `-T`: what `read` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// One line per frame (the default)
+    Text,
+    /// JSON Lines, as --json
+    Json,
+    /// The -e fields, one line per frame
+    Fields,
+}
+
+/// A field of `-e`: the name as given (for the header line) and the field it names.
+#[derive(Debug, Clone)]
+pub struct FieldArg {
+    pub name: String,
+    pub field: &'static Field,
+}
+
+/// A field name of `-e`, as the filter knows it.
+pub fn parse_field(name: &str) -> Result<FieldArg, String> {
+    match find_field(name) {
+        Some(field) => Ok(FieldArg {
+            name: name.to_string(),
+            field,
+        }),
+        None => Err(format!(
+            "`{name}` is not a field rdmadump knows (the man page lists them all)"
+        )),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -363,25 +416,186 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_nanos((value * ns_per).round() as u64))
 }
 
-/// The man page: the top-level page, then each subcommand's synopsis, options and examples.
+/// The man page: the top-level page, each subcommand's synopsis, options and examples,
+/// then the filter language with every field, the `-T fields` output and the exit status.
+/// Subcommands are sections of this one page, so it names no other page.
 pub fn render_man(out: &mut dyn std::io::Write) -> std::io::Result<()> {
     use clap::CommandFactory;
-    let cmd = Cli::command();
-    clap_mangen::Man::new(cmd.clone()).render(out)?;
-    for sub in cmd
+    let mut cmd = Cli::command();
+    cmd.build();
+    let man = clap_mangen::Man::new(cmd.clone());
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    let documented: Vec<clap::Command> = cmd
         .get_subcommands()
+        .filter(|s| s.get_name() != "help")
+        .cloned()
+        .collect();
+    writeln!(out, ".SH SYNOPSIS")?;
+    for (i, sub) in documented.iter().enumerate() {
+        if i > 0 {
+            writeln!(out, ".br")?;
+        }
+        let usage = usage(sub);
+        let name = sub.get_bin_name().unwrap_or_else(|| sub.get_name());
+        let rest = usage.strip_prefix(name).unwrap_or(&usage);
+        writeln!(out, "\\fB{}\\fR{}", roff_escape(name), roff_escape(rest))?;
+    }
+    man.render_description_section(out)?;
+    man.render_options_section(out)?;
+    writeln!(out, ".SH COMMANDS")?;
+    for sub in &documented {
+        writeln!(out, ".TP\n\\fBrdmadump {}\\fR", sub.get_name())?;
+        writeln!(
+            out,
+            "{}",
+            roff_escape(&sub.get_about().map(|a| a.to_string()).unwrap_or_default())
+        )?;
+    }
+    for sub in documented
+        .iter()
         .filter(|s| matches!(s.get_name(), "read" | "analyze" | "info"))
     {
         writeln!(out, ".SH \"RDMADUMP {}\"", sub.get_name().to_uppercase())?;
-        let man =
-            clap_mangen::Man::new(sub.clone().bin_name(format!("rdmadump {}", sub.get_name())));
-        man.render_synopsis_section(out)?;
-        man.render_description_section(out)?;
-        man.render_options_section(out)?;
-        man.render_extra_section(out)?;
+        let usage = usage(sub);
+        let man = clap_mangen::Man::new(sub.clone().override_usage(usage));
+        // The subcommand's parts are subsections of its section.
+        let mut part = Vec::new();
+        man.render_synopsis_section(&mut part)?;
+        man.render_description_section(&mut part)?;
+        man.render_options_section(&mut part)?;
+        man.render_extra_section(&mut part)?;
+        let part = String::from_utf8_lossy(&part)
+            .replace(".SH EXTRA\nExamples:\n", ".SS EXAMPLES\n")
+            .replace(".SH ", ".SS ");
+        out.write_all(part.as_bytes())?;
     }
+    render_filter_section(out)?;
+    out.write_all(FIELD_OUTPUT_SECTION.as_bytes())?;
+    out.write_all(EXIT_STATUS_SECTION.as_bytes())?;
+    man.render_version_section(out)
+}
+
+/// `rdmadump read [OPTIONS] [FILE]...`: the usage line clap shows in `--help`.
+fn usage(sub: &clap::Command) -> String {
+    let usage = sub.clone().render_usage().to_string();
+    usage
+        .strip_prefix("Usage: ")
+        .unwrap_or(&usage)
+        .trim()
+        .to_string()
+}
+
+/// Text as roff shows it literally: backslashes and hyphens escaped, and a leading `.` or
+/// `'` kept from being read as a request.
+fn roff_escape(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    if escaped.starts_with('.') || escaped.starts_with('\'') {
+        format!("\\&{escaped}")
+    } else {
+        escaped
+    }
+}
+
+/// The filter language as `-Y` accepts it. Every example here is compiled by a test.
+pub const FILTER_EXAMPLES: [&str; 6] = [
+    "bth.dest_qp == 0xb01",
+    "icrc.status == \"bad\"",
+    "aeth.kind == \"nak\" && bth.dest_qp == 0x11",
+    "!(bth.psn >= 10 || bth.psn < 2) && bth.fecn",
+    "ip.src == \"10.0.0.1\" && eth.src != \"02:00:00:00:00:01\"",
+    "reth && !immdt",
+];
+
+const FILTER_GRAMMAR: &str = r#".SH FILTER
+\fB\-Y\fR \fIEXPR\fR keeps the frames for which \fIEXPR\fR holds. The grammar:
+.PP
+.nf
+.RS 2
+expr       = or
+or         = and { "||" and }
+and        = unary { "&&" unary }
+unary      = "!" unary | "(" expr ")" | comparison | field
+comparison = field ( "==" | "!=" | "<" | "<=" | ">" | ">=" ) literal
+literal    = decimal | 0x\-hex | "string" | true | false
+.RE
+.fi
+.PP
+A bare \fIfield\fR is true when the frame has it (and, for a flag, when it is set). A
+comparison with a field the frame lacks is false, even with \fB!=\fR. A field that occurs
+once per tunnel matches when any occurrence matches. Addresses (IP, GID, MAC) are written
+as quoted strings; \fB<\fR, \fB<=\fR, \fB>\fR and \fB>=\fR compare numbers only.
+Parentheses and \fB!\fR nest at most 256 deep. Examples:
+.PP
+.nf
+.RS 2
+"#;
+
+fn render_filter_section(out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use crate::filter::{FIELDS, Type};
+    out.write_all(FILTER_GRAMMAR.as_bytes())?;
+    for example in FILTER_EXAMPLES {
+        writeln!(
+            out,
+            "rdmadump read \\-Y {}",
+            roff_escape(&format!("'{example}'"))
+        )?;
+    }
+    writeln!(out, ".RE\n.fi\n.SS FIELDS")?;
+    writeln!(
+        out,
+        "Every field \\fB\\-Y\\fR and \\fB\\-e\\fR know, with its type: \\fIint\\fR (unsigned \
+         integer), \\fIbool\\fR (a flag, or a header's presence), \\fIstring\\fR, \\fIaddress\\fR \
+         (IPv4, IPv6 or GID), \\fImac\\fR. The names are the dotted keys of \\fBread \\-\\-json\\fR."
+    )?;
+    let width = FIELDS.iter().map(|f| f.name.len()).max().unwrap_or(0) + 2;
+    writeln!(out, ".PP\n.nf\n.RS 2")?;
+    for field in FIELDS {
+        let ty = match field.ty {
+            Type::Int => "int",
+            Type::Bool => "bool",
+            Type::Str => "string",
+            Type::Ip => "address",
+            Type::Mac => "mac",
+        };
+        let per_tunnel = if field.each.is_some() {
+            ", one per tunnel"
+        } else {
+            ""
+        };
+        let name = format!("{:width$}", field.name);
+        writeln!(out, "{}{ty}{per_tunnel}", roff_escape(&name))?;
+    }
+    writeln!(out, ".RE\n.fi")?;
     Ok(())
 }
+
+const FIELD_OUTPUT_SECTION: &str = r#".SH FIELD OUTPUT
+\fBread \-T fields \-e\fR \fIFIELD\fR... prints one line per frame with the values of the
+fields in the order given, separated by a tab, as \fBtshark \-T fields\fR does; a field the
+frame lacks is an empty value. Integers are decimal; flags are \fB1\fR or \fB0\fR; IPv4
+addresses are dotted, IPv6 addresses and GIDs compressed (RFC 5952); MACs are lowercase
+with colons; names (\fBkind\fR, \fBicrc.status\fR...) are as in the JSON. A field that
+occurs once per tunnel gives every occurrence, joined by the aggregator. \fB\-E\fR shapes
+the output as tshark's option does: \fBseparator=\fR\fI/t|/s|C\fR, \fBheader=y\fR (a first
+line of the field names), \fBquote=d|s|n\fR (around each non\-empty value),
+\fBoccurrence=f|l|a\fR (first, last or all occurrences), \fBaggregator=\fR\fI/s|C\fR.
+"#;
+
+const EXIT_STATUS_SECTION: &str = r#".SH EXIT STATUS
+.TP
+\fB0\fR
+Success. Frames that could not be decoded (shown as \fBmalformed\fR) and a capture cut
+short (a warning on standard error) do not change it, nor does a closed output pipe.
+.TP
+\fB1\fR
+\fBanalyze \-\-fail\-on\fR found anomalies of a kind it names.
+.TP
+\fB2\fR
+A bad command line (a usage error, an unknown field, a filter that does not compile); an
+input that could not be opened or is not a capture (the other inputs are still read); an
+error writing the output.
+"#;
 
 /// Writes the completion script for `shell`, named as clap_complete names it.
 pub fn render_completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
@@ -413,6 +627,16 @@ mod tests {
         assert_eq!(parse_duration("250us"), Ok(Duration::from_micros(250)));
         assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
         assert!(parse_duration("5 parsecs").is_err());
+    }
+
+    #[test]
+    fn filter_examples_of_the_man_page_compile() {
+        for example in FILTER_EXAMPLES {
+            assert!(
+                crate::filter::PacketFilter::from_expr(example).is_ok(),
+                "{example}"
+            );
+        }
     }
 
     #[test]

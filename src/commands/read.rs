@@ -3,9 +3,13 @@
 use std::io::Write;
 use std::ops::ControlFlow;
 
+use anyhow::bail;
+
 use crate::capture::merge::display_path;
-use crate::cli::ReadArgs;
-use crate::output::time::{Clock, TimeFormat};
+use crate::cli::{OutputFormat, ReadArgs};
+use crate::filter::Field;
+use crate::output::fields::{self, FieldsFormat};
+use crate::output::time::Clock;
 use crate::output::{hexdump, json, text, tree};
 
 use super::pipeline::Batch;
@@ -18,6 +22,10 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     if let Some(output) = &args.write {
         return super::write::write_selection(args, output);
     }
+    let format = output_format(args)?;
+    let json = format == OutputFormat::Json;
+    let fields_format = FieldsFormat::new(&args.fields_options);
+    let fields: Vec<&Field> = args.fields.iter().map(|f| f.field).collect();
     let filter = super::packet_filter(&args.input)?;
     let paths = input_paths(&args.input)?;
     let window = super::time_window(&args.input, &paths);
@@ -37,7 +45,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
         .collect();
     // Relative and delta times depend on the packets shown before: `render` (on either
     // thread) leaves a mark where the time goes, and `write` (in order) fills it in.
-    let in_order = !args.json && args.time.0 != TimeFormat::Absolute;
+    let in_order = format == OutputFormat::Text && args.time.0.is_relative();
     let render = |batch: &mut Batch<'_>| {
         for (_, pkt) in &mut batch.packets {
             pkt.verify_crcs();
@@ -46,12 +54,14 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
         batch
             .packets
             .retain(|(_, pkt)| window.contains(pkt.ts_ns) && filter.matches(pkt));
-        let mut clock = Clock::new(TimeFormat::Absolute);
+        let mut clock = Clock::new(args.time.0);
         let mut scratch = Vec::new();
         for (file, pkt) in &batch.packets {
             let out = &mut batch.out;
-            if args.json {
+            if json {
                 json::write_packet(out, pkt, multiple.then(|| names[*file].as_str()));
+            } else if format == OutputFormat::Fields {
+                fields::write_packet(out, pkt, &fields, &fields_format);
             } else if in_order {
                 text::write_frame(out, pkt, multiple.then(|| short[*file].as_str()));
                 batch.marks.push(out.len());
@@ -81,6 +91,11 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     let mut clock = Clock::new(args.time.0);
     let mut out = super::stdout()?;
     let mut pending: Vec<u8> = Vec::with_capacity(2 * FLUSH_AT);
+    if format == OutputFormat::Fields && fields_format.header {
+        // As tshark, the names as they were given.
+        let names: Vec<&str> = args.fields.iter().map(|f| f.name.as_str()).collect();
+        fields::write_header(&mut pending, &names, &fields_format);
+    }
     let mut shown = 0u64;
     let write = |batch: &mut Batch<'_>| {
         let remaining = limit - shown;
@@ -122,4 +137,26 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     write_out(&mut out, &pending)?;
     out.flush()?;
     Ok(!report.failed)
+}
+
+/// What `-T`, `--json`, `-e` and `-E` ask for together; a combination that makes no sense
+/// is a command-line error, as tshark makes it.
+fn output_format(args: &ReadArgs) -> anyhow::Result<OutputFormat> {
+    let format = match args.format {
+        Some(format) => format,
+        None if args.json => OutputFormat::Json,
+        None => OutputFormat::Text,
+    };
+    if format == OutputFormat::Fields && args.fields.is_empty() {
+        bail!("-T fields needs at least one field to print: add -e FIELD (e.g. -e bth.psn)");
+    }
+    if format != OutputFormat::Fields
+        && (!args.fields.is_empty() || !args.fields_options.is_empty())
+    {
+        bail!("-e and -E shape -T fields output: add -T fields");
+    }
+    if format != OutputFormat::Text && (args.verbose || args.hex) {
+        bail!("-V and -x add to text output; they do not go with -T json, -T fields or --json");
+    }
+    Ok(format)
 }

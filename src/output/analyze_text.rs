@@ -11,6 +11,7 @@ use crate::analyze::model::{Priority, Report, Seconds};
 use crate::analyze::pfc::ALL_PRIORITIES;
 use crate::analyze::{AnomalyKind, CrcCounts, What};
 use crate::dissect::Kind;
+use crate::output::time::UtcDateTime;
 use crate::wire::opcode::Role;
 
 /// Flows listed; a capture with more shows the most eventful ones.
@@ -101,12 +102,21 @@ pub fn render(report: &Report<'_>, style: Style) -> String {
 fn summary(out: &mut String, a: &Report<'_>) {
     let capture = &a.capture;
     let _ = writeln!(out, "Capture: {}", capture.files.join(", "));
-    let span = match (capture.first_ts, capture.last_ts) {
+    let (span, dates) = match (capture.first_ts, capture.last_ts) {
         (Some(first), Some(last)) => {
             let (first, last) = (first.0, last.0);
-            format!(", {} s from {}", Seconds(last - first), Seconds(first))
+            (
+                format!(", {} s", Seconds(last.saturating_sub(first))),
+                // On lines of their own, as capinfos gives them, so that the summary fits
+                // a narrow terminal.
+                format!(
+                    "  first packet {} UTC\n  last packet  {} UTC\n",
+                    UtcDateTime(first),
+                    UtcDateTime(last)
+                ),
+            )
         }
-        _ => String::new(),
+        _ => (String::new(), String::new()),
     };
     let _ = writeln!(
         out,
@@ -118,6 +128,7 @@ fn summary(out: &mut String, a: &Report<'_>) {
             ""
         }
     );
+    out.push_str(&dates);
     let kinds: Vec<String> = Kind::ALL
         .iter()
         .filter(|k| a.counts.get(**k) > 0)

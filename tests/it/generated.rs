@@ -40,3 +40,36 @@ fn completions_and_man_page_are_current() {
         "stale and now regenerated: {stale:?}; run cargo test and commit"
     );
 }
+
+/// The man page says what the tool does, not only what clap knows: the real usage, the
+/// filter's grammar and every field, the exit status, and no page that is not installed.
+#[test]
+fn man_page_is_complete_and_self_contained() {
+    let out = rdmadump(&["man"]);
+    assert!(out.status.success());
+    let man = String::from_utf8(out.stdout).expect("utf-8");
+    for section in [
+        ".SH SYNOPSIS",
+        ".SH FILTER",
+        ".SS FIELDS",
+        ".SH \"FIELD OUTPUT\"",
+        ".SH \"EXIT STATUS\"",
+    ] {
+        assert!(
+            man.lines()
+                .any(|l| l == section || l == section.replace('"', "")),
+            "no {section}"
+        );
+    }
+    for usage in ["read", "analyze"] {
+        let line = format!("\\fBrdmadump {usage}\\fR [OPTIONS] [FILE]...");
+        assert!(man.contains(&line), "no `{line}`");
+    }
+    for field in rdmadump::filter::FIELDS {
+        let listed = format!("\n{} ", field.name.replace('-', "\\-"));
+        assert!(man.contains(&listed), "field {} is not listed", field.name);
+    }
+    for missing_page in ["(1)", "(5)", "docs/", ".md"] {
+        assert!(!man.contains(missing_page), "refers to {missing_page}");
+    }
+}
