@@ -37,7 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--qp', '--qp', [CompletionResultType]::ParameterName, 'Only packets to this destination QP (decimal or 0x hex)')
-            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Stop after N matching packets')
@@ -58,7 +58,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--qp', '--qp', [CompletionResultType]::ParameterName, 'Only packets to this destination QP (decimal or 0x hex)')
-            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Analyse only the first N matching packets')
@@ -71,8 +71,8 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit with status 1 if anomalies of these kinds are found (comma-separated)')
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write one JSON document instead of the text report')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'rdmadump;completions' {

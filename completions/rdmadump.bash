@@ -90,7 +90,7 @@ _rdmadump() {
                     return 0
                     ;;
                 --kind)
-                    COMPREPLY=($(compgen -W "roce_v1 roce_v2 ib pfc pause other malformed" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "roce_v1 roce_v2 ib pfc pause other malformed cnp" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -276,7 +276,7 @@ _rdmadump() {
                     return 0
                     ;;
                 --kind)
-                    COMPREPLY=($(compgen -W "roce_v1 roce_v2 ib pfc pause other malformed" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "roce_v1 roce_v2 ib pfc pause other malformed cnp" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -34,13 +34,14 @@ complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "help" -d 'Print t
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l qp -d 'Only packets to this destination QP (decimal or 0x hex)' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l kind -d 'Only packets of this kind' -r -f -a "roce_v1\t''
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l kind -d 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`' -r -f -a "roce_v1\t''
 roce_v2\t''
 ib\t''
 pfc\t''
 pause\t''
 other\t''
-malformed\t''"
+malformed\t''
+cnp\t'CNPs: BTH opcode 0x81 (their JSON kind stays roce_v2 or roce_v1)'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l color -d 'When to use color' -r -f -a "never\t''
 auto\t''
 always\t''"
@@ -57,13 +58,14 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s h -l help -d 
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l qp -d 'Only packets to this destination QP (decimal or 0x hex)' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l kind -d 'Only packets of this kind' -r -f -a "roce_v1\t''
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l kind -d 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`' -r -f -a "roce_v1\t''
 roce_v2\t''
 ib\t''
 pfc\t''
 pause\t''
 other\t''
-malformed\t''"
+malformed\t''
+cnp\t'CNPs: BTH opcode 0x81 (their JSON kind stays roce_v2 or roce_v1)'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l color -d 'When to use color' -r -f -a "never\t''
 auto\t''
 always\t''"
@@ -86,7 +88,7 @@ malformed\t''
 pause_storm\t''"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l json -d 'Write one JSON document instead of the text report'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s h -l help -d 'Print help'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand man" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze completions man help" -f -a "read" -d 'List packets, one line each (or one JSON object each with --json)'

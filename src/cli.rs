@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analyze::AnomalyKind;
 use crate::analyze::flows::is_legal_pmtu;
-use crate::dissect::Kind;
+use crate::filter::KindSelection;
 use crate::output::time::TimeFormat;
 
 const ABOUT: &str = "Decode and analyse RDMA packet captures: InfiniBand, RoCE v1/v2, PFC";
@@ -71,7 +71,8 @@ pub struct InputArgs {
     #[arg(long, value_name = "N", value_parser = parse_number)]
     pub qp: Option<u64>,
 
-    /// Only packets of this kind
+    /// Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH
+    /// opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`
     #[arg(long, value_enum, value_name = "KIND")]
     pub kind: Option<KindArg>,
 
@@ -204,9 +205,12 @@ macro_rules! choice {
 }
 
 choice!(
-    /// `--kind`: a frame kind as the JSON `kind` key names it.
-    KindArg(Kind),
-    |kind| None
+    /// `--kind`: a frame kind as the JSON `kind` key names it, or `cnp`.
+    KindArg(KindSelection),
+    |kind| match kind {
+        KindSelection::Cnp => Some("CNPs: BTH opcode 0x81 (their JSON kind stays roce_v2 or roce_v1)"),
+        KindSelection::Kind(_) => None,
+    }
 );
 choice!(
     /// `--fail-on`: an anomaly kind as the report names it.
