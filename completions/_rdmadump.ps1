@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Report flows, sequence errors, NAKs, congestion and PFC storms')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
+            [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'List every field a filter can name, with its type, description and Wireshark names')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -85,11 +86,18 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'rdmadump;fields' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write one JSON array instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'rdmadump;help' {
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'List packets, one line each (or one JSON object each with --json)')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Report flows, sequence errors, NAKs, congestion and PFC storms')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
+            [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'List every field a filter can name, with its type, description and Wireshark names')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -103,6 +111,9 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             break
         }
         'rdmadump;help;man' {
+            break
+        }
+        'rdmadump;help;fields' {
             break
         }
         'rdmadump;help;help' {

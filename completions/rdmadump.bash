@@ -22,6 +22,9 @@ _rdmadump() {
             rdmadump,completions)
                 cmd="rdmadump__subcmd__completions"
                 ;;
+            rdmadump,fields)
+                cmd="rdmadump__subcmd__fields"
+                ;;
             rdmadump,help)
                 cmd="rdmadump__subcmd__help"
                 ;;
@@ -36,6 +39,9 @@ _rdmadump() {
                 ;;
             rdmadump__subcmd__help,completions)
                 cmd="rdmadump__subcmd__help__subcmd__completions"
+                ;;
+            rdmadump__subcmd__help,fields)
+                cmd="rdmadump__subcmd__help__subcmd__fields"
                 ;;
             rdmadump__subcmd__help,help)
                 cmd="rdmadump__subcmd__help__subcmd__help"
@@ -53,7 +59,7 @@ _rdmadump() {
 
     case "${cmd}" in
         rdmadump)
-            opts="-h -V --help --version read analyze completions man help"
+            opts="-h -V --help --version read analyze completions man fields help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -154,8 +160,22 @@ _rdmadump() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        rdmadump__subcmd__fields)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         rdmadump__subcmd__help)
-            opts="read analyze completions man help"
+            opts="read analyze completions man fields help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -183,6 +203,20 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rdmadump__subcmd__help__subcmd__fields)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

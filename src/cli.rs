@@ -51,6 +51,15 @@ pub enum Command {
     },
     /// Print the man page (roff)
     Man,
+    /// List every field a filter can name, with its type, description and Wireshark names
+    Fields(FieldsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FieldsArgs {
+    /// Write one JSON array instead of text
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

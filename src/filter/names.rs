@@ -22,10 +22,21 @@ pub fn all() -> impl Iterator<Item = &'static Field> {
 
 /// The Wireshark names that mean exactly `field`.
 pub fn wireshark_aliases(field: &Field) -> impl Iterator<Item = &'static str> + '_ {
-    wireshark::ALIASES
+    let same = wireshark::SAME_NAME
         .iter()
-        .filter(move |(_, ours)| *ours == field.name)
-        .map(|(theirs, _)| *theirs)
+        .copied()
+        .filter(move |n| *n == field.name);
+    let own = wireshark::FIELDS
+        .iter()
+        .chain(wireshark::PFC_CLASSES.iter().flatten())
+        .filter(move |f| f.name == field.name)
+        .map(|f| f.name);
+    same.chain(own).chain(
+        wireshark::ALIASES
+            .iter()
+            .filter(move |(_, ours)| *ours == field.name)
+            .map(|(theirs, _)| *theirs),
+    )
 }
 
 pub fn resolve(name: &str) -> Option<(&'static Field, Naming)> {

@@ -89,6 +89,26 @@ pub static ALIASES: &[(&str, &str)] = &[
     ("macc.cbfc.enbv", "pfc.class_enable"),
 ];
 
+/// rdmadump names Wireshark spells the same way, with the same values (for IPv4 frames, in
+/// the `ip.*` case: rdmadump's `ip.*` also covers IPv6).
+pub static SAME_NAME: &[&str] = &[
+    "eth.src",
+    "eth.dst",
+    "eth.addr",
+    "eth.type",
+    "ip.version",
+    "ip.src",
+    "ip.dst",
+    "ip.addr",
+    "ip.ttl",
+    "ip.proto",
+    "udp.port",
+    "udp.checksum",
+    "tcp.port",
+    "icmp.type",
+    "icmp.code",
+];
+
 macro_rules! ipv6 {
     ($name:literal, $about:literal, $ty:expr, |$h:ident| $e:expr) => {
         Field {

@@ -5,6 +5,8 @@ mod analyze_connections;
 pub mod analyze_json;
 #[cfg(feature = "cli")]
 pub mod analyze_text;
+#[cfg(feature = "cli")]
+pub mod fields_list;
 pub mod hexdump;
 pub mod json;
 pub mod jsonw;

@@ -35,6 +35,7 @@ fn completions_and_man_page_are_current() {
         &mut stale,
     );
     check(&["man"], "man/rdmadump.1", &mut stale);
+    check(&["fields", "--json"], "docs/fields.json", &mut stale);
     assert!(
         stale.is_empty(),
         "stale and now regenerated: {stale:?}; run cargo test and commit"
