@@ -281,6 +281,16 @@ fn test(test: &Test, item: Item<'_>, fold: Option<bool>) -> bool {
         (Test::Contains(needle), Item::Value(Value::Mac(mac))) => contains(&mac, needle),
         (Test::Matches(regex), Item::Value(Value::Str(s))) => regex.is_match(s),
         (Test::BitAnd(mask), Item::Value(Value::Int(n))) => n & mask != 0,
+        // A slice is a big-endian number here, as Wireshark reads `eth.dst[0] & 1`.
+        (Test::BitAnd(mask), Item::Bytes(b)) => {
+            b.iter()
+                .rev()
+                .take(8)
+                .rev()
+                .fold(0u64, |n, &x| n << 8 | u64::from(x))
+                & mask
+                != 0
+        }
         (Test::Bytes(op, want), Item::Bytes(got)) => ordered(got.cmp(want), *op),
         _ => false,
     }

@@ -560,7 +560,8 @@ impl<'t, 'a> Parser<'t, 'a> {
 
     fn bit_test(&mut self, subject: Subject) -> Result<Expr, FilterError> {
         let (literal, at) = self.literal(&subject)?;
-        if subject.ty != Type::Int {
+        let slice = matches!(subject.entity, Entity::Slice(..));
+        if subject.ty != Type::Int && !slice {
             return Err(self.error_at(
                 at,
                 format!("`{}` is not a number; `&` needs one", subject.name),

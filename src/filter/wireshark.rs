@@ -64,8 +64,6 @@ pub static ALIASES: &[(&str, &str)] = &[
     ("infiniband.deth.q_key", "deth.qkey"),
     ("infiniband.deth.srcqp", "deth.src_qp"),
     ("infiniband.reth", "reth"),
-    ("infiniband.reth.va", "reth.va"),
-    ("infiniband.reth.r_key", "reth.rkey"),
     ("infiniband.reth.dmalen", "reth.dma_len"),
     ("infiniband.atomiceth", "atomic_eth"),
     ("infiniband.atomiceth.swapdt", "atomic_eth.swap"),
@@ -159,6 +157,23 @@ fn syndrome_field(p: &Packet<'_>, class: u8) -> Option<u8> {
 }
 
 pub static FIELDS: &[Field] = &[
+    // Wireshark's AtomicETH shares the RETH's names for its address and key.
+    int!(
+        "infiniband.reth.va",
+        "virtual address of the RETH, or of the AtomicETH",
+        |p| p
+            .reth
+            .map(|h| h.va())
+            .or_else(|| p.atomic_eth.map(|h| h.va()))
+    ),
+    int!(
+        "infiniband.reth.r_key",
+        "remote key of the RETH, or of the AtomicETH",
+        |p| p
+            .reth
+            .map(|h| h.rkey())
+            .or_else(|| p.atomic_eth.map(|h| h.rkey()))
+    ),
     int!(
         "infiniband.aeth.syndrome.opcode",
         "AETH syndrome class bits (0 ACK, 1 RNR NAK, 3 NAK)",

@@ -6,6 +6,7 @@ mod layers;
 mod cli;
 mod connections;
 mod expected_fixtures;
+mod filter_diff;
 mod filter_limits;
 mod generated;
 mod ipoib;
