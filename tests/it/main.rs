@@ -8,6 +8,7 @@ mod connections;
 mod expected_fixtures;
 mod filter_diff;
 mod filter_limits;
+mod filter_wireshark;
 mod generated;
 mod ipoib;
 mod mad_cm;
