@@ -698,6 +698,137 @@ pub static FIELDS: &[Field] = &[
         "CM rejected message (0 REQ, 1 REP, 2 other)",
         |p| cm(p).and_then(|c| c.rejected_msg())
     ),
+    string!(
+        "cm.name",
+        "CM message as tshark names it, e.g. ConnectRequest",
+        |p| cm(p).map(|c| names::cm_name(c.msg()))
+    ),
+    string!(
+        "cm.reason_name",
+        "CM reject reason name, e.g. ConsumerReject",
+        |p| cm(p)
+            .and_then(|c| c.reject_reason())
+            .map(names::reject_reason_name)
+    ),
+    int!(
+        "cm.local_qkey",
+        "CM local Q_Key (REQ, REP)",
+        |p| req_or_rep(p, |r| r.local_qkey(), |r| r.local_qkey())
+    ),
+    int!("cm.local_ca_guid", "CM local CA GUID (REQ, REP)", |p| {
+        req_or_rep(p, |r| r.local_ca_guid(), |r| r.local_ca_guid())
+    }),
+    int!(
+        "cm.responder_resources",
+        "CM responder resources (REQ, REP)",
+        |p| req_or_rep(p, |r| r.responder_resources(), |r| r.responder_resources())
+    ),
+    int!("cm.initiator_depth", "CM initiator depth (REQ, REP)", |p| {
+        req_or_rep(p, |r| r.initiator_depth(), |r| r.initiator_depth())
+    }),
+    int!("cm.rnr_retry_count", "CM RNR retry count (REQ, REP)", |p| {
+        req_or_rep(p, |r| r.rnr_retry_count(), |r| r.rnr_retry_count())
+    }),
+    boolean!("cm.srq", "CM SRQ bit (REQ, REP)", |p| req_or_rep(
+        p,
+        |r| r.srq(),
+        |r| r.srq()
+    )),
+    int!("cm.retry_count", "CM REQ retry count", |p| req(p)
+        .map(|r| r.retry_count())),
+    int!("cm.pkey", "CM REQ partition key", |p| req(p)
+        .map(|r| r.pkey())),
+    int!("cm.max_cm_retries", "CM REQ max CM retries", |p| req(p)
+        .map(|r| r.max_cm_retries())),
+    int!("cm.path_mtu", "CM REQ path MTU in bytes", |p| req(p)
+        .and_then(|r| names::mtu_bytes(r.path_mtu_code()))),
+    string!("cm.transport", "CM REQ transport: rc, uc, rd", |p| req(p)
+        .map(|r| names::transport_name(r.transport_type()))),
+    int!(
+        "cm.primary_path.local_lid",
+        "CM REQ primary path local LID",
+        |p| req(p).map(|r| r.primary_local_lid())
+    ),
+    int!(
+        "cm.primary_path.remote_lid",
+        "CM REQ primary path remote LID",
+        |p| req(p).map(|r| r.primary_remote_lid())
+    ),
+    ip!(
+        "cm.primary_path.local_gid",
+        "CM REQ primary path local GID",
+        |p| req(p).map(|r| r.primary_local_gid())
+    ),
+    ip!(
+        "cm.primary_path.remote_gid",
+        "CM REQ primary path remote GID",
+        |p| req(p).map(|r| r.primary_remote_gid())
+    ),
+    int!(
+        "cm.primary_path.flow_label",
+        "CM REQ primary path flow label",
+        |p| req(p).map(|r| r.primary_flow_label())
+    ),
+    int!(
+        "cm.primary_path.packet_rate",
+        "CM REQ primary path packet rate",
+        |p| req(p).map(|r| r.primary_packet_rate())
+    ),
+    int!(
+        "cm.primary_path.traffic_class",
+        "CM REQ primary path traffic class",
+        |p| req(p).map(|r| r.primary_traffic_class())
+    ),
+    int!(
+        "cm.primary_path.hop_limit",
+        "CM REQ primary path hop limit",
+        |p| req(p).map(|r| r.primary_hop_limit())
+    ),
+    int!(
+        "cm.primary_path.sl",
+        "CM REQ primary path service level",
+        |p| req(p).map(|r| r.primary_sl())
+    ),
+    int!(
+        "cm.primary_path.local_ack_timeout",
+        "CM REQ primary path local ACK timeout",
+        |p| req(p).map(|r| r.primary_local_ack_timeout())
+    ),
+    per_tunnel!(
+        "tunnel.src_mac",
+        Type::Mac,
+        "outer source MAC of any tunnel",
+        |t| t.eth.map(|e| e.src().0),
+        Value::Mac
+    ),
+    per_tunnel!(
+        "tunnel.dst_mac",
+        Type::Mac,
+        "outer destination MAC of any tunnel",
+        |t| t.eth.map(|e| e.dst().0),
+        Value::Mac
+    ),
+    per_tunnel!(
+        "tunnel.eth_vlan.id",
+        Type::Int,
+        "outer VLAN ID of any tunnel",
+        |t| t.vlan.map(|v| v.vid()),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.eth_vlan.pcp",
+        Type::Int,
+        "outer VLAN priority of any tunnel",
+        |t| t.vlan.map(|v| v.pcp()),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.checksum",
+        Type::Int,
+        "GRE checksum of any tunnel",
+        |t| t.encap.gre().and_then(|g| g.checksum()),
+        int
+    ),
     per_tunnel!(
         "tunnel.type",
         Type::Str,
@@ -817,6 +948,20 @@ pub static FIELDS: &[Field] = &[
 
 pub(crate) fn cm<'a>(p: &Packet<'a>) -> Option<Cm<'a>> {
     p.mad.and_then(|m| m.cm())
+}
+
+fn req<'a>(p: &Packet<'a>) -> Option<crate::wire::mad::cm::Req<'a>> {
+    cm(p).and_then(|c| c.req())
+}
+
+/// A value REQ and REP both carry, from whichever the packet holds.
+fn req_or_rep<'a, T>(
+    p: &Packet<'a>,
+    of_req: impl FnOnce(crate::wire::mad::cm::Req<'a>) -> T,
+    of_rep: impl FnOnce(crate::wire::mad::cm::Rep<'a>) -> T,
+) -> Option<T> {
+    let cm = cm(p)?;
+    cm.req().map(of_req).or_else(|| cm.rep().map(of_rep))
 }
 
 /// The CM message, when it is `msg`: Wireshark names CM fields per message.

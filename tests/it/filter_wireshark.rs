@@ -113,9 +113,9 @@ fn leaves(value: &Value, path: &str, out: &mut BTreeSet<String>) {
     }
 }
 
-/// JSON leaves no filter field reaches yet: the class-specific MAD bodies, the CM
-/// message details beyond IDs, QPNs and PSNs, the tunnels' outer link-layer details, and
-/// the error messages, which are formatted text.
+/// JSON leaves no filter field reaches yet: the class-specific MAD bodies, the IP CM
+/// private data, the ERSPAN and VXLAN header details, and the error messages, which are
+/// formatted text.
 const NOT_YET: &[&str] = &[
     "mad.dr.",
     "mad.m_key",
@@ -126,32 +126,14 @@ const NOT_YET: &[&str] = &[
     "mad.sa.",
     "mad.sm_info.",
     "cm.ip_cm.",
-    "cm.primary_path.",
-    "cm.initiator_depth",
-    "cm.local_ca_guid",
-    "cm.local_qkey",
-    "cm.max_cm_retries",
-    "cm.name",
-    "cm.path_mtu",
-    "cm.pkey",
-    "cm.reason_name",
-    "cm.responder_resources",
-    "cm.retry_count",
-    "cm.rnr_retry_count",
-    "cm.srq",
-    "cm.transport",
-    "tunnel.checksum",
     "tunnel.cos",
     "tunnel.direction",
     "tunnel.dport",
-    "tunnel.dst_mac",
-    "tunnel.eth_vlan.",
     "tunnel.flags",
     "tunnel.hw_id",
     "tunnel.index",
     "tunnel.platform_id",
     "tunnel.sport",
-    "tunnel.src_mac",
     "tunnel.timestamp",
     "error.message",
     "truncated.message",
