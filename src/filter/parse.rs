@@ -283,9 +283,13 @@ impl<'t, 'a> Parser<'t, 'a> {
     /// A field, a slice of one, or a function of one.
     fn subject(&mut self, depth: usize) -> Result<(Subject, Naming), FilterError> {
         let at = self.offset();
-        let Tok::Word(word) = *self.bump() else {
-            unreachable!("relation checked for a word");
+        let Tok::Word(word) = *self.peek() else {
+            return Err(self.unexpected("expected a field name"));
         };
+        if word.starts_with(|c: char| c.is_ascii_digit()) || KEYWORDS.contains(&word) {
+            return Err(self.error("expected a field name"));
+        }
+        self.bump();
         if matches!(word, "len" | "lower" | "upper") && *self.peek() == Tok::Punct("(") {
             let depth = self.deeper(depth, at)?;
             self.bump();
