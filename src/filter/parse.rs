@@ -170,7 +170,9 @@ impl<'t, 'a> Parser<'t, 'a> {
         }
     }
 
-    /// The error for a token the grammar did not want here.
+    /// The error for a token the grammar did not want here. At the end of the text a missing
+    /// closer is still named (`expected `)``), since that is the fix; any other want there
+    /// means the expression stopped early.
     fn unexpected(&self, wanted: &str) -> FilterError {
         match self.peek() {
             Tok::End if wanted.starts_with("expected `") => self.error(wanted),
