@@ -95,6 +95,8 @@ pub enum Test {
     Matches(regex::Regex),
     BitAnd(u64),
     Bytes(Op, Vec<u8>),
+    /// A comparison with another field: true when any occurrence of it compares so.
+    Field(Op, &'static Field),
 }
 
 /// One occurrence of an entity: a value, or bytes (slices).
@@ -172,7 +174,7 @@ fn checked(check: &Check, pkt: &Packet<'_>) -> bool {
     let mut all = true;
     visit(&check.entity, pkt, &mut |item| {
         seen = true;
-        let holds = test(&check.test, item, fold) != check.negate;
+        let holds = test(&check.test, item, fold, pkt) != check.negate;
         any |= holds;
         all &= holds;
     });
@@ -262,7 +264,7 @@ impl Range {
 }
 
 /// `fold` is `lower()` (false) or `upper()` (true), applied to string occurrences.
-fn test(test: &Test, item: Item<'_>, fold: Option<bool>) -> bool {
+fn test(test: &Test, item: Item<'_>, fold: Option<bool>, pkt: &Packet<'_>) -> bool {
     match (test, item) {
         (Test::Exists, _) => true,
         (Test::Compare(op, want), Item::Value(got)) => compare(got, *op, *want),
@@ -292,6 +294,11 @@ fn test(test: &Test, item: Item<'_>, fold: Option<bool>) -> bool {
                 != 0
         }
         (Test::Bytes(op, want), Item::Bytes(got)) => ordered(got.cmp(want), *op),
+        (Test::Field(op, other), Item::Value(got)) => match other.each {
+            None => (other.get)(pkt).is_some_and(|want| compare(got, *op, want)),
+            Some(element) => (0..MAX_ELEMENTS)
+                .any(|i| element(pkt, i).is_some_and(|want| compare(got, *op, want))),
+        },
         _ => false,
     }
 }

@@ -463,7 +463,20 @@ impl<'t, 'a> Parser<'t, 'a> {
             Ok(Typed::Bytes(bytes)) => {
                 return Ok(check(subject.entity, false, all, Test::Bytes(op, bytes)));
             }
-            Err(message) => return Err(fail(message)),
+            Err(message) => {
+                // Not a literal of the field's type: perhaps another field of that type,
+                // as in Wireshark's `frame.cap_len < frame.len`.
+                let other = match literal {
+                    Literal::Word(w) => names::resolve(w).map(|(f, _)| f),
+                    Literal::Quoted(_) => None,
+                };
+                return match (other, &subject.entity) {
+                    (Some(other), Entity::Field(_)) if other.ty == subject.ty => {
+                        Ok(check(subject.entity, false, all, Test::Field(op, other)))
+                    }
+                    _ => Err(fail(message)),
+                };
+            }
         };
         match subject.entity {
             // One occurrence, or any of several: the plain comparison, the common case.

@@ -58,6 +58,11 @@ fn error_messages_name_the_column() {
         ("bth.psn == \"1\"", 12, "`bth.psn` compares with a number"),
         ("bth.psn == (", 12, "`bth.psn` compares with a number"),
         (
+            "bth.psn == ip.src",
+            12,
+            "`ip.src` is not a number: write decimal (17), hex (0x11), octal (021), binary (0b10001) or bytes (00:11)",
+        ),
+        (
             "bth.fecn == 2",
             13,
             "`bth.fecn` compares with true, false, 0 or 1",
@@ -237,6 +242,11 @@ fn wireshark_words_and_precedence() {
         ),
         ("upper(kind) == other", false),
         ("frame[0:1] == 00", false),
+        (
+            "frame.cap_len < frame.len and frame_len == len and not frame == frame_len",
+            true,
+        ),
+        ("frame >= caplen", true),
     ] {
         assert_eq!(verdict(text, &pkt), want, "{text}");
     }
@@ -269,6 +279,10 @@ fn addresses_either_direction_and_slices() {
         ("ip.addr === 10.0.0.0/16", true),
         ("ip.addr === 10.0.0.0/24", false),
         ("ip.src == 10.0.0.0/24 and ip.dst != 10.0.0.0/24", true),
+        (
+            "ip.src != ip.dst and ip.addr == ip.dst and udp.srcport > udp.dstport",
+            true,
+        ),
         ("ip.addr in {10.0.1.0/24 192.168.0.1}", true),
         ("ip.src in {10.0.0.0..10.0.0.5}", true),
         ("ip.src > 9.255.255.255 and ip.src <= 10.0.0.1", true),

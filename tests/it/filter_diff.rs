@@ -116,6 +116,10 @@ const FILTERS: &[(&str, Option<&str>)] = &[
     ("frame.cap_len < 64", None),
     ("frame.number in {1..3}", None),
     ("frame.time_epoch >= 1700000000.001", None),
+    // Field against field.
+    ("frame.cap_len < frame.len", None),
+    ("ip.src == ip.dst or udp.srcport == udp.dstport", None),
+    ("infiniband.lrh.slid > infiniband.lrh.dlid", None),
     // Header and field existence.
     ("vlan", None),
     ("ipv6", None),
