@@ -150,6 +150,14 @@ fn v6<'a>(p: &Packet<'a>) -> Option<Ipv6Header<'a>> {
     }
 }
 
+/// ICMP carried by IPv6: Wireshark's icmpv6, where rdmadump's icmp.* cover both versions.
+fn icmpv6<'a>(p: &Packet<'a>) -> Option<crate::wire::icmp::IcmpHeader<'a>> {
+    match (p.upper, v6(p)) {
+        (Some(crate::dissect::Upper::Icmp(i)), Some(_)) => Some(i),
+        _ => None,
+    }
+}
+
 fn syndrome_field(p: &Packet<'_>, class: u8) -> Option<u8> {
     p.aeth
         .filter(|a| (a.syndrome() >> 5) & 3 == class)
@@ -369,6 +377,10 @@ pub static FIELDS: &[Field] = &[
     ipv6!("ipv6.hlim", "IPv6 hop limit", Type::Int, |h| Value::Int(
         u64::from(h.hop_limit())
     )),
+    int!("icmpv6.type", "ICMPv6 type", |p| icmpv6(p)
+        .map(|i| i.icmp_type())),
+    int!("icmpv6.code", "ICMPv6 code", |p| icmpv6(p)
+        .map(|i| i.code())),
 ];
 
 /// The eight PFC classes, under Wireshark's per-class names.

@@ -205,6 +205,7 @@ const FILTERS: &[(&str, Option<&str>)] = &[
     ("arp.opcode == 1", None),
     ("icmp.type == 8", None),
     ("icmp.type == 135 or icmp.code > 0", None),
+    ("icmpv6.type == 135 and icmpv6.code == 0", None),
     ("infiniband.rdeth", None),
     (
         "infiniband.deth.q_key == 0x11111111 or infiniband.deth.srcqp == 0x123",
