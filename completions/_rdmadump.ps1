@@ -30,6 +30,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Describe captures as capinfos does: container, interfaces, counts, times, rates')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
+            [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'List every field a filter can name, with its type, description and Wireshark names')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -38,7 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--qp', '--qp', [CompletionResultType]::ParameterName, 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages')
-            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)')
@@ -68,7 +69,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--qp', '--qp', [CompletionResultType]::ParameterName, 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages')
-            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)')
@@ -89,8 +90,8 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write one JSON document instead of the text report')
             [CompletionResult]::new('--single-point', '--single-point', [CompletionResultType]::ParameterName, 'The files are consecutive pieces of one capture (e.g. tcpdump -C), not separate capture points of the same traffic')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'rdmadump;info' {
@@ -114,12 +115,19 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'rdmadump;fields' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write one JSON array instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'rdmadump;help' {
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'List packets, one line each (or one JSON object each with --json)')
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Report flows, sequence errors, NAKs, congestion and PFC storms')
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Describe captures as capinfos does: container, interfaces, counts, times, rates')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
+            [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'List every field a filter can name, with its type, description and Wireshark names')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -136,6 +144,9 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             break
         }
         'rdmadump;help;man' {
+            break
+        }
+        'rdmadump;help;fields' {
             break
         }
         'rdmadump;help;help' {

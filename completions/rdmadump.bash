@@ -22,6 +22,9 @@ _rdmadump() {
             rdmadump,completions)
                 cmd="rdmadump__subcmd__completions"
                 ;;
+            rdmadump,fields)
+                cmd="rdmadump__subcmd__fields"
+                ;;
             rdmadump,help)
                 cmd="rdmadump__subcmd__help"
                 ;;
@@ -39,6 +42,9 @@ _rdmadump() {
                 ;;
             rdmadump__subcmd__help,completions)
                 cmd="rdmadump__subcmd__help__subcmd__completions"
+                ;;
+            rdmadump__subcmd__help,fields)
+                cmd="rdmadump__subcmd__help__subcmd__fields"
                 ;;
             rdmadump__subcmd__help,help)
                 cmd="rdmadump__subcmd__help__subcmd__help"
@@ -59,7 +65,7 @@ _rdmadump() {
 
     case "${cmd}" in
         rdmadump)
-            opts="-h -V --help --version read analyze info completions man help"
+            opts="-h -V --help --version read analyze info completions man fields help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -96,7 +102,7 @@ _rdmadump() {
                     return 0
                     ;;
                 --kind)
-                    COMPREPLY=($(compgen -W "roce_v1 roce_v2 ib pfc pause other malformed" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "roce_v1 roce_v2 ib pfc pause other malformed cnp" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -188,8 +194,22 @@ _rdmadump() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        rdmadump__subcmd__fields)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         rdmadump__subcmd__help)
-            opts="read analyze info completions man help"
+            opts="read analyze info completions man fields help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -217,6 +237,20 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rdmadump__subcmd__help__subcmd__fields)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -350,7 +384,7 @@ _rdmadump() {
                     return 0
                     ;;
                 --kind)
-                    COMPREPLY=($(compgen -W "roce_v1 roce_v2 ib pfc pause other malformed" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "roce_v1 roce_v2 ib pfc pause other malformed cnp" -- "${cur}"))
                     return 0
                     ;;
                 --color)

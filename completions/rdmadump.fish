@@ -31,17 +31,19 @@ complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "analyze" -d 'Repo
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "info" -d 'Describe captures as capinfos does: container, interfaces, counts, times, rates'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "man" -d 'Print the man page (roff)'
+complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "fields" -d 'List every field a filter can name, with its type, description and Wireshark names'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l qp -d 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l kind -d 'Only packets of this kind' -r -f -a "roce_v1\t''
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l kind -d 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`' -r -f -a "roce_v1\t''
 roce_v2\t''
 ib\t''
 pfc\t''
 pause\t''
 other\t''
-malformed\t''"
+malformed\t''
+cnp\t'CNPs: BTH opcode 0x81 (their JSON kind stays roce_v2 or roce_v1)'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l color -d 'When to use color' -r -f -a "never\t''
 auto\t''
 always\t''"
@@ -68,13 +70,14 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s h -l help -d 
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l qp -d 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l kind -d 'Only packets of this kind' -r -f -a "roce_v1\t''
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l kind -d 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`' -r -f -a "roce_v1\t''
 roce_v2\t''
 ib\t''
 pfc\t''
 pause\t''
 other\t''
-malformed\t''"
+malformed\t''
+cnp\t'CNPs: BTH opcode 0x81 (their JSON kind stays roce_v2 or roce_v1)'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l color -d 'When to use color' -r -f -a "never\t''
 auto\t''
 always\t''"
@@ -105,7 +108,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l max-bucket
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l json -d 'Write one JSON document instead of the text report'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l single-point -d 'The files are consecutive pieces of one capture (e.g. tcpdump -C), not separate capture points of the same traffic'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s h -l help -d 'Print help'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -s r -l read-file -d 'Describe this capture file too, as tshark -r names one (repeatable)' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l roce-port -d 'With --kinds, also take UDP destination PORT as RoCE v2 (repeatable)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l json -d 'Write one JSON document instead of text'
@@ -114,9 +117,12 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l no-mmap -d 'R
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand man" -s h -l help -d 'Print help'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "read" -d 'List packets, one line each (or one JSON object each with --json)'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "analyze" -d 'Report flows, sequence errors, NAKs, congestion and PFC storms'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "info" -d 'Describe captures as capinfos does: container, interfaces, counts, times, rates'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand fields" -l json -d 'Write one JSON array instead of text'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand fields" -s h -l help -d 'Print help'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "read" -d 'List packets, one line each (or one JSON object each with --json)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "analyze" -d 'Report flows, sequence errors, NAKs, congestion and PFC storms'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "info" -d 'Describe captures as capinfos does: container, interfaces, counts, times, rates'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "completions" -d 'Print a shell completion script'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "man" -d 'Print the man page (roff)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "fields" -d 'List every field a filter can name, with its type, description and Wireshark names'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analyze::AnomalyKind;
 use crate::analyze::flows::is_legal_pmtu;
-use crate::dissect::Kind;
+use crate::filter::KindSelection;
 use crate::filter::time::TimeBound;
 use crate::filter::{Field, find_field};
 use crate::output::fields::FieldsOption;
@@ -66,6 +66,15 @@ pub enum Command {
     },
     /// Print the man page (roff)
     Man,
+    /// List every field a filter can name, with its type, description and Wireshark names
+    Fields(FieldsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FieldsArgs {
+    /// Write one JSON array instead of text
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -87,7 +96,8 @@ pub struct InputArgs {
     #[arg(long, value_name = "N", value_parser = parse_number)]
     pub qp: Option<u64>,
 
-    /// Only packets of this kind
+    /// Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH
+    /// opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`
     #[arg(long, value_enum, value_name = "KIND")]
     pub kind: Option<KindArg>,
 
@@ -341,9 +351,12 @@ macro_rules! choice {
 }
 
 choice!(
-    /// `--kind`: a frame kind as the JSON `kind` key names it.
-    KindArg(Kind),
-    |kind| None
+    /// `--kind`: a frame kind as the JSON `kind` key names it, or `cnp`.
+    KindArg(KindSelection),
+    |kind| match kind {
+        KindSelection::Cnp => Some("CNPs: BTH opcode 0x81 (their JSON kind stays roce_v2 or roce_v1)"),
+        KindSelection::Kind(_) => None,
+    }
 );
 choice!(
     /// `--fail-on`: an anomaly kind as the report names it.
@@ -498,41 +511,54 @@ fn roff_escape(text: &str) -> String {
 }
 
 /// The filter language as `-Y` accepts it. Every example here is compiled by a test.
-pub const FILTER_EXAMPLES: [&str; 6] = [
+pub const FILTER_EXAMPLES: [&str; 8] = [
     "bth.dest_qp == 0xb01",
-    "icrc.status == \"bad\"",
-    "aeth.kind == \"nak\" && bth.dest_qp == 0x11",
+    "icrc.status == bad",
+    "infiniband.bth.destqp == 0x45 and infiniband.aeth.syndrome != 0",
     "!(bth.psn >= 10 || bth.psn < 2) && bth.fecn",
-    "ip.src == \"10.0.0.1\" && eth.src != \"02:00:00:00:00:01\"",
+    "ip.src == 10.0.0.0/24 and eth.src != 02:00:00:00:00:01",
+    "bth.opcode in {0x06 0x07 0x08} or kind == cnp",
+    "ip.addr == 10.0.0.1 xor qp == 0x11",
     "reth && !immdt",
 ];
 
 const FILTER_GRAMMAR: &str = r#".SH FILTER
-\fB\-Y\fR \fIEXPR\fR keeps the frames for which \fIEXPR\fR holds. The grammar:
+\fB\-Y\fR \fIEXPR\fR keeps the frames for which \fIEXPR\fR holds. The language is
+Wireshark 4's display-filter language for the fields rdmadump decodes, and a filter copied
+from Wireshark runs unchanged (the fields below list the Wireshark names each one answers to).
 .PP
 .nf
 .RS 2
 expr       = or
-or         = and { "||" and }
-and        = unary { "&&" unary }
-unary      = "!" unary | "(" expr ")" | comparison | field
-comparison = field ( "==" | "!=" | "<" | "<=" | ">" | ">=" ) literal
-literal    = decimal | 0x\-hex | "string" | true | false
+or         = xor { ("or" | "||") xor }
+xor        = and { ("xor" | "^^") and }
+and        = unary { ("and" | "&&") unary }
+unary      = ("not" | "!") unary | "(" expr ")" | test
+test       = value [ relation value | ["not"] "in" set | "contains" value
+             | "matches" string | "&" value ]
+relation   = "==" | "eq" | "any_eq" | "!=" | "ne" | "all_ne" | "~=" | "any_ne"
+             | "===" | "all_eq" | ">" | "gt" | "<" | "lt" | ">=" | "ge" | "<=" | "le"
+value      = field [ "[" slice "]" ] | function "(" field ")" | literal
+function   = "len" | "lower" | "upper"
+set        = "{" item { [","] item } "}"      item = literal [ ".." literal ]
+literal    = integer (decimal, 0x hex, 0 octal, 0b binary) | IPv4 or IPv6 [ "/" bits ]
+             | GID | MAC (":" "-" or "." separated) | bytes (aa:bb:cc) | "string" | true | false
 .RE
 .fi
 .PP
-A bare \fIfield\fR is true when the frame has it (and, for a flag, when it is set). A
-comparison with a field the frame lacks is false, even with \fB!=\fR. A field that occurs
-once per tunnel matches when any occurrence matches. Addresses (IP, GID, MAC) are written
-as quoted strings; \fB<\fR, \fB<=\fR, \fB>\fR and \fB>=\fR compare numbers only.
-Parentheses and \fB!\fR nest at most 256 deep. Examples:
+A bare \fIfield\fR is true when the frame has it (and, for an rdmadump flag, when it is
+set). A comparison with a field the frame lacks is false, even \fB!=\fR. A field that
+occurs more than once in a frame (tunnels, PFC classes, either-direction fields such as
+\fBip.addr\fR, \fBeth.addr\fR, \fBudp.port\fR, \fBlrh.lid\fR and \fBqp\fR) matches as in
+Wireshark: \fB==\fR when any occurrence matches, \fB!=\fR when all differ. An unknown
+name gets the nearest field's name; a Wireshark name rdmadump does not decode names the
+nearest field it has. Parentheses and negations nest at most 256 deep. Examples:
 .PP
 .nf
 .RS 2
 "#;
 
 fn render_filter_section(out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    use crate::filter::{FIELDS, Type};
     out.write_all(FILTER_GRAMMAR.as_bytes())?;
     for example in FILTER_EXAMPLES {
         writeln!(
@@ -544,29 +570,37 @@ fn render_filter_section(out: &mut dyn std::io::Write) -> std::io::Result<()> {
     writeln!(out, ".RE\n.fi\n.SS FIELDS")?;
     writeln!(
         out,
-        "Every field \\fB\\-Y\\fR and \\fB\\-e\\fR know, with its type: \\fIint\\fR (unsigned \
-         integer), \\fIbool\\fR (a flag, or a header's presence), \\fIstring\\fR, \\fIaddress\\fR \
-         (IPv4, IPv6 or GID), \\fImac\\fR. The names are the dotted keys of \\fBread \\-\\-json\\fR."
+        "Every field \\fB\\-Y\\fR and \\fB\\-e\\fR know, with its type (\\fIint\\fR, \
+         \\fIbool\\fR, \\fIstring\\fR, \\fIip\\fR: IPv4, IPv6 or GID, \\fImac\\fR, \\fItime\\fR: \
+         epoch seconds), what it is, and the Wireshark names that mean the same. \
+         \\fBrdmadump fields \\-\\-json\\fR gives the same list as JSON."
     )?;
-    let width = FIELDS.iter().map(|f| f.name.len()).max().unwrap_or(0) + 2;
-    writeln!(out, ".PP\n.nf\n.RS 2")?;
-    for field in FIELDS {
-        let ty = match field.ty {
-            Type::Int => "int",
-            Type::Bool => "bool",
-            Type::Str => "string",
-            Type::Ip => "address",
-            Type::Mac => "mac",
-        };
-        let per_tunnel = if field.each.is_some() {
-            ", one per tunnel"
+    for field in crate::filter::all_fields() {
+        let per_element = if field.each.is_some() {
+            ", once per occurrence"
         } else {
             ""
         };
-        let name = format!("{:width$}", field.name);
-        writeln!(out, "{}{ty}{per_tunnel}", roff_escape(&name))?;
+        writeln!(
+            out,
+            ".TP\n\\fB{}\\fR (\\fI{}\\fR{per_element})",
+            roff_escape(field.name),
+            field.ty.name()
+        )?;
+        let aliases: Vec<&str> = crate::filter::wireshark_aliases(field)
+            .filter(|a| *a != field.name)
+            .collect();
+        let also = if aliases.is_empty() {
+            String::new()
+        } else {
+            format!("; Wireshark: {}", aliases.join(", "))
+        };
+        writeln!(
+            out,
+            "{}",
+            roff_escape(&format!("{}{also}", field.description))
+        )?;
     }
-    writeln!(out, ".RE\n.fi")?;
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! The subcommands, and the input loop they share.
 
 pub mod analyze;
+pub mod fields;
 pub mod info;
 pub mod pipeline;
 pub mod progress;
@@ -42,6 +43,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }),
         Command::Completions { shell } => {
             crate::cli::render_completions(shell, &mut io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Fields(args) => {
+            fields::run(&args)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => {

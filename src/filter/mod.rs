@@ -1,22 +1,67 @@
 //! Packet selection: `-Y EXPR`, `--qp` and `--kind`, compiled once before reading.
 
+#[macro_use]
 mod fields;
+mod expr;
+mod lex;
+mod literal;
+mod names;
 mod parse;
+#[cfg(test)]
+mod tests;
 pub mod time;
+mod wireshark;
 
 /// The field catalogue, for tools that print fields by name (`-T fields -e`, `rdmadump fields`).
-pub use fields::{FIELDS, Field, Type, Value, find as find_field};
-pub use parse::FilterError;
+pub use fields::{FIELDS, Field, MAX_ELEMENTS, Type, Value, find as find_field};
+pub use names::{all as all_fields, wireshark_aliases};
+pub use parse::{FilterError, MAX_DEPTH};
 
-use parse::{Expr, Op};
+use expr::Expr;
 
 use crate::dissect::{Kind, Packet};
+use crate::wire::opcode::CNP;
+
+/// What `--kind` selects: a kind as the JSON `kind` key names it, or CNPs, which keep
+/// `roce_v2` or `roce_v1` as their kind and are told apart by BTH opcode 0x81.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KindSelection {
+    Kind(Kind),
+    Cnp,
+}
+
+impl KindSelection {
+    pub const ALL: [KindSelection; Kind::ALL.len() + 1] = {
+        let mut out = [KindSelection::Cnp; Kind::ALL.len() + 1];
+        let mut i = 0;
+        while i < Kind::ALL.len() {
+            out[i] = KindSelection::Kind(Kind::ALL[i]);
+            i += 1;
+        }
+        out
+    };
+
+    pub fn name(self) -> &'static str {
+        match self {
+            KindSelection::Kind(kind) => kind.name(),
+            KindSelection::Cnp => "cnp",
+        }
+    }
+
+    #[inline]
+    fn matches(self, pkt: &Packet<'_>) -> bool {
+        match self {
+            KindSelection::Kind(kind) => pkt.kind == kind,
+            KindSelection::Cnp => pkt.bth.is_some_and(|b| b.opcode() == CNP),
+        }
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct PacketFilter {
     expr: Option<Expr>,
     qp: Option<u32>,
-    kind: Option<Kind>,
+    kind: Option<KindSelection>,
 }
 
 impl PacketFilter {
@@ -25,7 +70,7 @@ impl PacketFilter {
     pub fn new(
         expr: Option<&str>,
         qp: Option<u32>,
-        kind: Option<Kind>,
+        kind: Option<KindSelection>,
     ) -> Result<Self, FilterError> {
         Ok(PacketFilter {
             expr: expr.map(parse::parse).transpose()?,
@@ -50,102 +95,10 @@ impl PacketFilter {
             return false;
         }
         if let Some(kind) = self.kind
-            && pkt.kind != kind
+            && !kind.matches(pkt)
         {
             return false;
         }
-        self.expr.as_ref().is_none_or(|e| eval(e, pkt))
-    }
-}
-
-fn eval(expr: &Expr, pkt: &Packet<'_>) -> bool {
-    match expr {
-        Expr::Not(inner) => !operand(inner, pkt),
-        // Operand lists, not nested pairs, so a long chain is a loop here; what recursion
-        // is left follows parentheses and `!`, which the parser limits to `MAX_DEPTH`.
-        Expr::And(all) => all.iter().all(|e| operand(e, pkt)),
-        Expr::Or(any) => any.iter().any(|e| operand(e, pkt)),
-        leaf => operand(leaf, pkt),
-    }
-}
-
-/// Tests a leaf in place, and calls `eval` only for the rest: most operands are leaves,
-/// and a call for each one made evaluation slower than the binary tree the operand
-/// lists replaced (measured with cachegrind on `read -Y`).
-#[inline(always)]
-fn operand(expr: &Expr, pkt: &Packet<'_>) -> bool {
-    match expr {
-        Expr::Test(field) => match (field.get)(pkt) {
-            Some(Value::Bool(b)) => b,
-            Some(_) => true,
-            None => false,
-        },
-        // As in Wireshark, a comparison with a field the packet lacks is false, even `!=`.
-        Expr::Compare(field, op, want) => match field.each {
-            None => (field.get)(pkt).is_some_and(|got| compare(got, *op, *want)),
-            Some(element) => (0..fields::MAX_ELEMENTS)
-                .any(|i| element(pkt, i).is_some_and(|got| compare(got, *op, *want))),
-        },
-        Expr::CompareText(field, op, want) => match (field.get)(pkt) {
-            Some(Value::Str(got)) => (got == want.as_str()) == (*op == Op::Eq),
-            _ => false,
-        },
-        Expr::Not(_) | Expr::And(_) | Expr::Or(_) => eval(expr, pkt),
-    }
-}
-
-// Once `eval` tests leaves in place the compiler stops inlining this on its own, and the
-// call is a measurable share of evaluating a comparison.
-#[inline(always)]
-fn compare(got: Value, op: Op, want: Value) -> bool {
-    match (got, want) {
-        (Value::Int(a), Value::Int(b)) => match op {
-            Op::Eq => a == b,
-            Op::Ne => a != b,
-            Op::Lt => a < b,
-            Op::Le => a <= b,
-            Op::Gt => a > b,
-            Op::Ge => a >= b,
-        },
-        (a, b) => match op {
-            Op::Eq => a == b,
-            Op::Ne => a != b,
-            _ => false,
-        },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rejects_with_the_column() {
-        let err = PacketFilter::from_expr("bth.dest_qp == 0xb01 && bth.bogus == 1").unwrap_err();
-        assert_eq!(err.column, 25);
-        assert!(err.message.contains("bth.bogus"));
-        let err = PacketFilter::from_expr("icrc.status == \"broken\"").unwrap_err();
-        assert_eq!(err.column, 16);
-        let err = PacketFilter::from_expr("(kind == \"pfc\"").unwrap_err();
-        assert_eq!(err.column, 15);
-        let err = PacketFilter::from_expr("ip.ecn == ").unwrap_err();
-        assert_eq!(err.column, 11);
-        assert!(PacketFilter::from_expr("ip.src < \"10.0.0.1\"").is_err());
-    }
-
-    #[test]
-    fn accepts_the_documented_forms() {
-        for text in [
-            "bth.dest_qp == 0xb01",
-            "icrc.status == \"bad\"",
-            "kind == \"pfc\"",
-            "aeth.kind == \"nak\"",
-            "ip.ecn == 3",
-            "!(bth.psn >= 10 || bth.psn < 2) && bth.fecn",
-            "bth.becn == true && ip.src == \"10.0.0.1\" && eth.src != \"02:00:00:00:00:01\"",
-            "grh.dgid == \"ff12:401b:ffff::ffff:ffff\"",
-        ] {
-            assert!(PacketFilter::from_expr(text).is_ok(), "{text}");
-        }
+        self.expr.as_ref().is_none_or(|e| expr::eval(e, pkt))
     }
 }

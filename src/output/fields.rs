@@ -186,6 +186,10 @@ pub fn write_value(out: &mut Vec<u8>, value: Value) {
         Value::Int(n) => out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
         Value::Bool(b) => out.push(if b { b'1' } else { b'0' }),
         Value::Str(s) => out.extend_from_slice(s.as_bytes()),
+        // Epoch seconds with every nanosecond, as tshark prints frame.time_epoch.
+        Value::Time(ns) => {
+            let _ = write!(out, "{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000);
+        }
         // Writing to a Vec cannot fail, and Display for addresses allocates nothing.
         Value::Ip(ip) => {
             let _ = write!(out, "{ip}");

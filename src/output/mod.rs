@@ -6,6 +6,8 @@ pub mod analyze_json;
 #[cfg(feature = "cli")]
 pub mod analyze_text;
 pub mod fields;
+#[cfg(feature = "cli")]
+pub mod fields_list;
 pub mod hexdump;
 pub mod info;
 pub mod json;

@@ -30,6 +30,9 @@ enum Norm {
     /// tshark shows an IPv4-mapped GID (RoCE v2) as the IPv4 address; rdmadump as the
     /// IPv6 address it is, `::ffff:a.b.c.d`.
     Gid,
+    /// rdmadump's VLAN fields give every tag, outermost first; tshark splits them between
+    /// `ieee8021ad.*` (a 0x88a8 tag) and `vlan.*`, and the first present is the outermost.
+    OuterTag,
 }
 
 use Norm::*;
@@ -44,11 +47,11 @@ const COLUMNS: &[(&str, &[&str], Norm)] = &[
     ("eth.dst", &["eth.dst"], Inner),
     // rdmadump's first tag is the outermost, which tshark calls 802.1ad when its TPID is
     // 0x88a8 and 802.1Q otherwise.
-    ("eth.vlan.id", &["ieee8021ad.id", "vlan.id"], Same),
+    ("eth.vlan.id", &["ieee8021ad.id", "vlan.id"], OuterTag),
     (
         "eth.vlan.pcp",
         &["ieee8021ad.priority", "vlan.priority"],
-        Same,
+        OuterTag,
     ),
     ("ip.src", &["ip.src", "ipv6.src"], Inner),
     ("ip.dst", &["ip.dst", "ipv6.dst"], Inner),
@@ -243,6 +246,10 @@ fn normalize(norm: Norm, ours: &str, theirs: &str) -> (String, String) {
     let as_number = |text: &str| number(text).map_or(text.to_string(), |n| n.to_string());
     match norm {
         Same => (ours.to_string(), theirs.to_string()),
+        OuterTag => (
+            ours.split(',').next().unwrap_or("").to_string(),
+            theirs.split(',').next().unwrap_or("").to_string(),
+        ),
         Number => (ours.to_string(), as_number(theirs)),
         Inner => (ours.to_string(), innermost),
         Bytes => {

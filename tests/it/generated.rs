@@ -35,6 +35,7 @@ fn completions_and_man_page_are_current() {
         &mut stale,
     );
     check(&["man"], "man/rdmadump.1", &mut stale);
+    check(&["fields", "--json"], "docs/fields.json", &mut stale);
     assert!(
         stale.is_empty(),
         "stale and now regenerated: {stale:?}; run cargo test and commit"
@@ -65,8 +66,8 @@ fn man_page_is_complete_and_self_contained() {
         let line = format!("\\fBrdmadump {usage}\\fR [OPTIONS] [FILE]...");
         assert!(man.contains(&line), "no `{line}`");
     }
-    for field in rdmadump::filter::FIELDS {
-        let listed = format!("\n{} ", field.name.replace('-', "\\-"));
+    for field in rdmadump::filter::all_fields() {
+        let listed = format!("\\fB{}\\fR (", field.name.replace('-', "\\-"));
         assert!(man.contains(&listed), "field {} is not listed", field.name);
     }
     for missing_page in ["(1)", "(5)", "docs/", ".md"] {
