@@ -202,7 +202,7 @@ pub fn is_legal_pmtu(bytes: u32) -> bool {
 }
 
 /// The smallest legal PMTU that can carry `payload` bytes in one packet.
-fn legal_pmtu_at_least(payload: u32) -> u32 {
+pub fn legal_pmtu_at_least(payload: u32) -> u32 {
     LEGAL_PMTUS
         .into_iter()
         .find(|&m| m >= payload)

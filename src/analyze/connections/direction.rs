@@ -56,6 +56,8 @@ struct Outstanding {
 pub struct Requests {
     pub packets: u64,
     pub payload_bytes: u64,
+    /// The largest payload: a lower bound on the path MTU when nothing else tells it.
+    pub max_payload: u32,
     /// Payload of packets sent for the first time: what goodput counts.
     pub new_payload_bytes: u64,
     pub messages: [u32; OPS.len()],
@@ -133,6 +135,7 @@ pub enum Verdict {
 pub struct Responses {
     pub packets: u64,
     pub payload_bytes: u64,
+    pub max_payload: u32,
     pub naks: [u32; NAK_CODES.len()],
     pub rnr_naks: u32,
     pub fecn: u32,
@@ -230,6 +233,7 @@ impl Requests {
     pub fn request(&mut self, r: RequestInfo, cm_start: Option<u32>, nak: Option<Nak>) -> Verdict {
         self.packets += 1;
         self.payload_bytes += u64::from(r.payload);
+        self.max_payload = self.max_payload.max(r.payload);
         let ts = r.at.ts_ns;
         self.touch(ts);
         let p = r.psn;

@@ -524,6 +524,7 @@ impl ConnectionTable {
         }
         end.rsp.packets += 1;
         end.rsp.payload_bytes += u64::from(payload);
+        end.rsp.max_payload = end.rsp.max_payload.max(payload);
         let mut nak = false;
         // Events in a direction are told by the end whose requests it carries: here, this one.
         let out = false;

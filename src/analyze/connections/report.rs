@@ -4,7 +4,7 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use super::super::flows::FrameRef;
+use super::super::flows::{FrameRef, legal_pmtu_at_least};
 use super::super::sketch::Sketch;
 use super::direction::{NAK_CODES, OPS, Requests, Responses};
 use super::{ConnectionTable, End, PairedBy, State, history, transport_name};
@@ -119,11 +119,18 @@ impl<'a> Connection<'a> {
         self.main_end().state
     }
 
+    /// The path MTU as CM, `--pmtu` or a full-sized packet told it, or else the largest
+    /// payload either way rounded up to the next legal PMTU: a lower bound (`inferred`).
     pub fn path_mtu(&self) -> Option<(u32, &'static str)> {
-        self.ends()
-            .filter_map(|e| e.pmtu)
-            .next()
-            .map(|(m, s)| (m, s.name()))
+        let known = self.ends().filter_map(|e| e.pmtu).next();
+        known.map(|(m, s)| (m, s.name())).or_else(|| {
+            let largest = self
+                .ends()
+                .map(|e| e.req.max_payload.max(e.rsp.max_payload))
+                .max()
+                .filter(|&p| p > 0)?;
+            Some((legal_pmtu_at_least(largest), "inferred"))
+        })
     }
 
     pub fn first(&self) -> FrameRef {
