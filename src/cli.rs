@@ -240,9 +240,7 @@ pub fn parse_field(name: &str) -> Result<FieldArg, String> {
             name: name.to_string(),
             field,
         }),
-        None => Err(format!(
-            "`{name}` is not a field rdmadump knows (the man page lists them all)"
-        )),
+        None => Err(crate::filter::unknown_field(name)),
     }
 }
 
