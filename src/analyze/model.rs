@@ -72,7 +72,9 @@ impl<'a> Report<'a> {
                 packets: input.records,
                 analyzed: analyzer.packets,
                 first_ts: analyzer.first_ts.map(Seconds),
+                first_ts_ns: analyzer.first_ts,
                 last_ts: analyzer.last_ts.map(Seconds),
+                last_ts_ns: analyzer.last_ts,
                 truncated: input.truncated,
             },
             counts: &analyzer.counts,
@@ -129,8 +131,14 @@ pub struct CaptureSummary<'a> {
     pub analyzed: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_ts: Option<Seconds>,
+    /// Every time in seconds has its twin in integer nanoseconds, which a reader that
+    /// parses numbers as doubles cannot round.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_ts_ns: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_ts: Option<Seconds>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_ts_ns: Option<u64>,
     pub truncated: bool,
 }
 
@@ -223,7 +231,7 @@ impl<'a> Files<'a> {
 
 /// A frame reference as written under key names with a prefix (`first_frame`, `nak_ts`...).
 macro_rules! located {
-    ($(#[$doc:meta])* $name:ident, $frame:literal, $ts:literal, $file:literal) => {
+    ($(#[$doc:meta])* $name:ident, $frame:literal, $ts:literal, $ts_ns:literal, $file:literal) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, Serialize)]
         pub struct $name<'a> {
@@ -231,6 +239,8 @@ macro_rules! located {
             pub frame: u64,
             #[serde(rename = $ts, skip_serializing_if = "Option::is_none")]
             pub ts: Option<Seconds>,
+            #[serde(rename = $ts_ns, skip_serializing_if = "Option::is_none")]
+            pub ts_ns: Option<u64>,
             #[serde(rename = $file, skip_serializing_if = "Option::is_none")]
             pub file: Option<&'a str>,
         }
@@ -240,6 +250,7 @@ macro_rules! located {
                 $name {
                     frame: at.frame,
                     ts: at.ts_ns.map(Seconds),
+                    ts_ns: at.ts_ns,
                     file: files.name(at.file),
                 }
             }
@@ -248,13 +259,25 @@ macro_rules! located {
 }
 
 located!(
-    /// Where an event happened: `frame`, `ts`, `file`.
-    At, "frame", "ts", "file"
+    /// Where an event happened: `frame`, `ts`, `ts_ns`, `file`.
+    At, "frame", "ts", "ts_ns", "file"
 );
-located!(First, "first_frame", "first_ts", "first_file");
-located!(Last, "last_frame", "last_ts", "last_file");
-located!(Start, "start_frame", "start_ts", "start_file");
-located!(NakAt, "nak_frame", "nak_ts", "nak_file");
+located!(
+    First,
+    "first_frame",
+    "first_ts",
+    "first_ts_ns",
+    "first_file"
+);
+located!(Last, "last_frame", "last_ts", "last_ts_ns", "last_file");
+located!(
+    Start,
+    "start_frame",
+    "start_ts",
+    "start_ts_ns",
+    "start_file"
+);
+located!(NakAt, "nak_frame", "nak_ts", "nak_ts_ns", "nak_file");
 
 /// The keys that name a flow.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -302,10 +325,14 @@ pub struct FlowRow<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_ts: Option<Seconds>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_ts_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_file: Option<&'a str>,
     pub last_frame: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_ts: Option<Seconds>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_ts_ns: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_file: Option<&'a str>,
     pub first_psn: u32,
@@ -340,9 +367,11 @@ impl<'a> FlowRow<'a> {
             bytes: flow.bytes,
             first_frame: flow.first.frame,
             first_ts: flow.first.ts_ns.map(Seconds),
+            first_ts_ns: flow.first.ts_ns,
             first_file: files.name(flow.first.file),
             last_frame: flow.last.frame,
             last_ts: flow.last.ts_ns.map(Seconds),
+            last_ts_ns: flow.last.ts_ns,
             last_file: files.name(flow.last.file),
             first_psn: flow.first_psn,
             last_psn: flow.last_psn,
