@@ -269,11 +269,10 @@ impl FlowTable {
     ) {
         let Some(bth) = pkt.bth else { return };
         self.clock += 1;
-        let hinted = hint.generation == self.generation
-            && self
-                .flows
-                .get(hint.slot as usize)
-                .is_some_and(|(k, _)| *k == key);
+        // Only eviction moves flows, and it changes the generation: a hint of this one
+        // still points at its flow, which the end's key and the role determine.
+        let hinted = hint.generation == self.generation && (hint.slot as usize) < self.flows.len();
+        debug_assert!(!hinted || self.flows[hint.slot as usize].0 == key);
         let slot = if hinted {
             hint.slot as usize
         } else {
@@ -321,7 +320,6 @@ impl FlowTable {
         anomalies: &mut AnomalySink,
     ) {
         let Some(bth) = pkt.bth else { return };
-        let info = opcode::info(bth.opcode());
         let FlowKey { src, dst, .. } = key;
         let flow = &mut self.flows[slot].1;
         flow.last_activity = self.clock;
@@ -339,7 +337,7 @@ impl FlowTable {
         if bth.fecn() {
             flow.fecn += 1;
         }
-        if bth.becn() && info.role != Role::Cnp {
+        if bth.becn() && key.role != Role::Cnp {
             flow.becn += 1;
         }
         // A FIRST or MIDDLE packet of a size no PMTU has is a broken or hostile packet and
@@ -359,7 +357,7 @@ impl FlowTable {
                 });
             }
         }
-        match info.role {
+        match key.role {
             Role::Request => {
                 // Only connected transports number their packets in one PSN space per QP,
                 // and their connection end tells what the PSN meant; UD and RD senders share

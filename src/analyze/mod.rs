@@ -265,9 +265,18 @@ pub struct KindCounts {
 
 impl KindCounts {
     pub fn get(&self, kind: Kind) -> u64 {
-        self.by_kind[Kind::ALL.iter().position(|k| *k == kind).unwrap_or(0)]
+        self.by_kind[kind as usize]
     }
 }
+
+// Counts are indexed by `kind as usize`, which is the kind's place in `Kind::ALL`.
+const _: () = {
+    let mut i = 0;
+    while i < Kind::ALL.len() {
+        assert!(Kind::ALL[i] as usize == i);
+        i += 1;
+    }
+};
 
 /// The streaming analysis state.
 pub struct Analyzer {
@@ -349,9 +358,8 @@ impl Analyzer {
             self.first_ts = Some(self.first_ts.map_or(ts, |t| t.min(ts)));
             self.last_ts = Some(self.last_ts.map_or(ts, |t| t.max(ts)));
         }
-        if let Some(i) = Kind::ALL.iter().position(|k| *k == pkt.kind) {
-            self.counts.by_kind[i] += 1;
-        }
+        // `Kind::ALL` lists the kinds in declaration order.
+        self.counts.by_kind[pkt.kind as usize] += 1;
         self.icrc.add(pkt.icrc);
         self.vcrc.add(pkt.vcrc);
         if let Some(check) = pkt.icrc.filter(|c| c.status == CrcStatus::Bad) {
@@ -383,12 +391,14 @@ impl Analyzer {
             return;
         }
         let rdma = matches!(pkt.kind, Kind::RoceV1 | Kind::RoceV2 | Kind::Ib);
-        if rdma && pkt.ecn_ce() {
-            self.ecn_ce += 1;
-        }
+        let ce = rdma && pkt.ecn_ce();
+        self.ecn_ce += u64::from(ce);
         if let Some(bth) = pkt.bth {
             self.fecn += u64::from(bth.fecn());
-            let cnp = opcode::info(bth.opcode()).role == Role::Cnp;
+            let cnp = match key {
+                Some(key) => key.role == Role::Cnp,
+                None => opcode::info(bth.opcode()).role == Role::Cnp,
+            };
             self.becn += u64::from(bth.becn() && !cnp);
         }
         if let Some(key) = key {
