@@ -112,6 +112,17 @@ pub struct FrameRef {
     pub ts_ns: Option<u64>,
 }
 
+impl FrameRef {
+    /// Packet `pkt` of input `file`, at the time its record gives.
+    pub fn of(file: usize, pkt: &Packet<'_>) -> Self {
+        FrameRef {
+            file: u16::try_from(file).unwrap_or(u16::MAX),
+            frame: pkt.frame,
+            ts_ns: pkt.ts_ns,
+        }
+    }
+}
+
 /// Counters other than packets, bytes and missing PSNs are `u32`: none can exceed a flow's
 /// packet count in practice, and a million flows must fit in memory.
 #[derive(Debug, Clone, Default)]

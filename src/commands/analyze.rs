@@ -95,13 +95,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         ..RunOptions::default()
     };
     let work = |batch: &mut Batch<'_>| {
-        for (_, pkt) in &mut batch.packets {
-            pkt.verify_crcs();
-            window.anchor(pkt.ts_ns);
-        }
-        batch
-            .packets
-            .retain(|(_, pkt)| window.contains(pkt.ts_ns) && filter.matches(pkt));
+        super::pipeline::verify_and_select(batch, &window, &filter);
     };
     let input = for_each_batch_with(&paths, &args.input, run, work, |batch: &mut Batch<'_>| {
         for (file, pkt) in &batch.packets {
@@ -172,12 +166,7 @@ fn select_connection(
         &PacketFilter::default(),
         |file, pkt| {
             if let Some(key) = FlowKey::of(pkt) {
-                let at = FrameRef {
-                    file: u16::try_from(file).unwrap_or(u16::MAX),
-                    frame: pkt.frame,
-                    ts_ns: pkt.ts_ns,
-                };
-                table.observe(pkt, &key, at);
+                table.observe(pkt, &key, FrameRef::of(file, pkt));
             }
             Ok(ControlFlow::Continue(()))
         },

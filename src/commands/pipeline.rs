@@ -16,6 +16,7 @@ use crate::capture::merge::{InputReport, Merger, Notice, open_sources};
 use crate::cli::InputArgs;
 use crate::dissect::{CrcMode, Decoder, Packet};
 use crate::filter::PacketFilter;
+use crate::filter::time::TimeWindow;
 
 /// Packets decoded per batch on the pipelined path: large enough that handing a batch to
 /// the other thread costs nothing per packet, small enough that a batch's packets (250 KB)
@@ -222,6 +223,18 @@ pub fn for_each_packet_with(
             Ok(ControlFlow::Continue(()))
         },
     )
+}
+
+/// The worker stage of `read` and `analyze`: verifies the CRCs, and keeps the packets in
+/// the time window that the filter selects.
+pub fn verify_and_select(batch: &mut Batch<'_>, window: &TimeWindow, filter: &PacketFilter) {
+    for (_, pkt) in &mut batch.packets {
+        pkt.verify_crcs();
+        window.anchor(pkt.ts_ns);
+    }
+    batch
+        .packets
+        .retain(|(_, pkt)| window.contains(pkt.ts_ns) && filter.matches(pkt));
 }
 
 /// One packet at a time, for streams, whose record bytes live only until the next read.

@@ -47,13 +47,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     // thread) leaves a mark where the time goes, and `write` (in order) fills it in.
     let in_order = format == OutputFormat::Text && args.time.0.is_relative();
     let render = |batch: &mut Batch<'_>| {
-        for (_, pkt) in &mut batch.packets {
-            pkt.verify_crcs();
-            window.anchor(pkt.ts_ns);
-        }
-        batch
-            .packets
-            .retain(|(_, pkt)| window.contains(pkt.ts_ns) && filter.matches(pkt));
+        super::pipeline::verify_and_select(batch, &window, &filter);
         let mut clock = Clock::new(args.time.0);
         let mut scratch = Vec::new();
         for (file, pkt) in &batch.packets {
