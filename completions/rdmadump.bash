@@ -79,7 +79,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__analyze)
-            opts="-Y -r -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --fail-on --single-point --skew-bound --interval --max-buckets --help"
+            opts="-Y -r -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --fail-on --single-point --order --skew-bound --interval --max-buckets --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -159,6 +159,10 @@ _rdmadump() {
                     ;;
                 --fail-on)
                     COMPREPLY=($(compgen -W "psn_gap go_back_n nak rnr_nak icrc_bad vcrc_bad pfc_storm pause_cascade malformed pause_storm lost_between" -- "${cur}"))
+                    return 0
+                    ;;
+                --order)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --skew-bound)

@@ -102,6 +102,7 @@ pause_cascade\t''
 malformed\t''
 pause_storm\t''
 lost_between\t''"
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l order -d 'The capture points in path order, e.g. host_a.pcap,mirror.pcap,host_b.pcap: a packet a point missed although points on both sides of it saw it was dropped by that point\'s capture, not lost; without it the order is inferred from the times' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l skew-bound -d 'Most that two capture points\' clocks may differ for one packet to be recognised as the same packet at both, e.g. 100ms, 5ms' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l interval -d 'Add to each connection a timeline of payload bytes, packets, retransmissions and CNPs per interval, e.g. 1ms, 100us' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l max-buckets -d 'Most timeline buckets per connection direction; a longer connection gets wider ones' -r

@@ -288,6 +288,12 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub single_point: bool,
 
+    /// The capture points in path order, e.g. host_a.pcap,mirror.pcap,host_b.pcap: a packet
+    /// a point missed although points on both sides of it saw it was dropped by that
+    /// point's capture, not lost; without it the order is inferred from the times
+    #[arg(long, value_delimiter = ',', value_name = "FILES")]
+    pub order: Vec<PathBuf>,
+
     /// Most that two capture points' clocks may differ for one packet to be recognised as
     /// the same packet at both, e.g. 100ms, 5ms
     #[arg(long, default_value = "100ms", value_parser = parse_duration, value_name = "TIME")]

@@ -147,6 +147,7 @@ pub fn analyze_capture(data: &[u8]) {
         max_anomalies: n / 1024 % 8,
         points: 1 + n / 4096 % 2,
         skew_bound_ns: [100_000_000, 0, 1_000][n / 8192 % 3],
+        order: (n / 16384 % 2 == 1).then(|| vec![1, 0]),
         interval_ns: [None, Some(1), Some(1_000)][n / 3 % 3],
         max_buckets: 1 + (n % 5) as u32,
     };

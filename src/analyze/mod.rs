@@ -34,6 +34,8 @@ pub struct AnalyzeConfig {
     pub points: usize,
     /// The most two points' clocks (after correction) may differ for one packet.
     pub skew_bound_ns: u64,
+    /// The capture points' order along the path (input indices), when the user gave it.
+    pub order: Option<Vec<usize>>,
     /// Width of a connection timeline's buckets, when timelines are asked for.
     pub interval_ns: Option<u64>,
     /// Most buckets a timeline keeps; wider buckets beyond.
@@ -51,6 +53,7 @@ impl Default for AnalyzeConfig {
             max_anomalies: 10_000,
             points: 1,
             skew_bound_ns: 100_000_000,
+            order: None,
             interval_ns: None,
             max_buckets: 1000,
         }
@@ -306,8 +309,13 @@ pub struct Analyzer {
 
 impl Analyzer {
     pub fn new(config: AnalyzeConfig) -> Self {
-        let points = (config.points > 1)
-            .then(|| points::Points::new(config.points, config.skew_bound_ns, config.max_flows));
+        let points = (config.points > 1).then(|| {
+            let points = points::Points::new(config.points, config.skew_bound_ns, config.max_flows);
+            match &config.order {
+                Some(order) => points.with_order(order),
+                None => points,
+            }
+        });
         Analyzer {
             flows: FlowTable::new(config.max_flows, config.pmtu),
             connections: match config.interval_ns {

@@ -925,6 +925,8 @@ pub struct PointRow<'a> {
     /// Transmissions this point saw first, and copies of ones another point saw first.
     pub first_seen: u64,
     pub copies: u64,
+    /// With `--order`: transmissions points on both sides of this one saw and it missed.
+    pub missed_by_capture: u64,
 }
 
 #[derive(Serialize)]
@@ -950,6 +952,7 @@ impl<'a> CapturePoints<'a> {
                     forward_delay_ns: offset.and_then(|o| o.forward_delay_ns),
                     first_seen: points.first_seen.get(i).copied().unwrap_or(0),
                     copies: points.copies.get(i).copied().unwrap_or(0),
+                    missed_by_capture: points.missed_by_capture.get(i).copied().unwrap_or(0),
                 }
             })
             .collect()
@@ -972,8 +975,15 @@ impl<'a> CapturePoints<'a> {
 impl Serialize for CapturePoints<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(3))?;
+        let mut map = serializer.serialize_map(Some(4))?;
         map.serialize_entry("skew_bound_ns", &self.skew_bound_ns)?;
+        let order: Option<Vec<&str>> = self.points.order().map(|order| {
+            order
+                .iter()
+                .map(|&i| self.files.0.get(i).map_or("", |s| s.as_str()))
+                .collect()
+        });
+        map.serialize_entry("order", &order)?;
         map.serialize_entry("points", &self.rows())?;
         map.serialize_entry("lost_between", &self.lost())?;
         map.end()

@@ -51,6 +51,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         paths.len()
     };
     let skew_bound_ns = u64::try_from(args.skew_bound.as_nanos()).unwrap_or(u64::MAX);
+    let order = path_order(&args.order, &paths, points)?;
     let selection = match args.input.qp {
         Some(qp) => {
             filter = PacketFilter::new(
@@ -78,6 +79,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         max_pfc_senders: args.max_pfc_senders,
         points,
         skew_bound_ns,
+        order,
         interval_ns: args
             .interval
             .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX).max(1)),
@@ -150,6 +152,43 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--order`: each input once, named as on the command line or by its file name.
+fn path_order(
+    order: &[std::path::PathBuf],
+    paths: &[std::path::PathBuf],
+    points: usize,
+) -> anyhow::Result<Option<Vec<usize>>> {
+    if order.is_empty() {
+        return Ok(None);
+    }
+    if points < 2 {
+        anyhow::bail!("--order needs several capture points (and no --single-point)");
+    }
+    let mut places = Vec::with_capacity(order.len());
+    for name in order {
+        let matches: Vec<usize> = (0..paths.len())
+            .filter(|&i| paths[i] == *name || paths[i].file_name() == Some(name.as_os_str()))
+            .collect();
+        match matches.as_slice() {
+            [one] if !places.contains(one) => places.push(*one),
+            [one] => anyhow::bail!("--order names {} twice", paths[*one].display()),
+            [] => anyhow::bail!("--order names {}, which is not an input", name.display()),
+            _ => anyhow::bail!(
+                "--order: {} names several inputs; give the path",
+                name.display()
+            ),
+        }
+    }
+    if places.len() != paths.len() {
+        anyhow::bail!(
+            "--order must name every input once ({} given, {} inputs)",
+            places.len(),
+            paths.len()
+        );
+    }
+    Ok(Some(places))
 }
 
 /// The ends of the connections that QPN `qp` belongs to, from a pass that pairs them.

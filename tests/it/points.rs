@@ -253,3 +253,47 @@ fn qp_selects_the_whole_connection() {
         assert_eq!(roles, ["request", "response"], "--qp {qp}");
     }
 }
+
+/// `--order`: in lost_ab, PSN 140's first transmission reached point a and not b. A third
+/// point c, a copy of a placed after b on the path, saw it too: b's capture dropped it, the
+/// network did not, so there is no loss, and b's `missed_by_capture` is 1. Without the
+/// order, it is a loss from the last point to see it. A bad order is a usage error.
+#[test]
+fn a_given_order_tells_capture_drops_from_losses() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let c = dir.path().join("lost_ab_c.pcap");
+    std::fs::copy(root().join("fixtures/points/lost_ab_a.pcap"), &c).expect("copy");
+    let c = c.to_string_lossy().into_owned();
+    let a = "fixtures/points/lost_ab_a.pcap";
+    let b = "fixtures/points/lost_ab_b.pcap";
+    let order = format!("{a},{b},{c}");
+    let out = rdmadump(&["analyze", "--json", "--order", &order, a, b, &c]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let points = &got["capture_points"];
+    assert_eq!(points["order"][1], b);
+    let missed: Vec<i64> = points["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .map(|p| int(&p["missed_by_capture"]))
+        .collect();
+    assert_eq!(missed, [0, 1, 0]);
+    assert_eq!(points["lost_between"], serde_json::json!([]));
+    assert_eq!(int(&got["anomaly_counts"]["lost_between"]), 0);
+
+    let out = rdmadump(&["analyze", "--json", a, b, &c]);
+    let got: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(int(&got["anomaly_counts"]["lost_between"]), 1);
+    assert!(got["capture_points"]["order"].is_null());
+
+    for bad in [
+        a.to_string(),
+        format!("{a},{a}"),
+        format!("{a},nowhere.pcap"),
+    ] {
+        let out = rdmadump(&["analyze", "--order", &bad, a, b]);
+        assert_eq!(out.status.code(), Some(2), "--order {bad}");
+        assert!(stderr(&out).contains("--order"), "{}", stderr(&out));
+    }
+}

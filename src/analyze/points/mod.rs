@@ -85,6 +85,11 @@ pub struct Points {
     order: VecDeque<(u64, Identity)>,
     views: Map<(FlowKey, u16), PointView>,
     max_views: usize,
+    /// Each point's place along the path, when `--order` gave it.
+    places: Option<Vec<usize>>,
+    /// Transmissions a point missed although points on both sides of it along the given
+    /// path saw them: its capture dropped them, the network did not.
+    pub missed_by_capture: Vec<u64>,
     /// Copies seen, by point.
     pub copies: Vec<u64>,
     /// Transmissions first seen, by point.
@@ -101,6 +106,8 @@ impl Points {
             order: VecDeque::new(),
             views: Map::default(),
             max_views: max_flows.max(1),
+            places: None,
+            missed_by_capture: vec![0; points.min(MAX_POINTS)],
             copies: vec![0; points.min(MAX_POINTS)],
             first_seen: vec![0; points.min(MAX_POINTS)],
             lost_between: Map::default(),
@@ -109,6 +116,26 @@ impl Points {
 
     pub fn count(&self) -> usize {
         self.points
+    }
+
+    /// The points' order along the path: `order[i]` is the input at place i.
+    pub fn with_order(mut self, order: &[usize]) -> Self {
+        let mut place = vec![usize::MAX; self.points];
+        for (i, &point) in order.iter().enumerate() {
+            if let Some(p) = place.get_mut(point) {
+                *p = i;
+            }
+        }
+        self.places = Some(place);
+        self
+    }
+
+    /// The inputs in path order, when `--order` gave it.
+    pub fn order(&self) -> Option<Vec<usize>> {
+        let place = self.places.as_ref()?;
+        let mut points: Vec<usize> = (0..self.points).collect();
+        points.sort_by_key(|&p| place[p]);
+        Some(points)
     }
 
     /// One packet with a BTH, at time `at` on the reference clock.
@@ -226,8 +253,28 @@ impl Points {
             // The point saw this flow's packets on both sides of this one.
             if psn::diff(id.psn, view.first) > 0 && psn::diff(view.highest, id.psn) > 0 {
                 let last = t.last[k];
+                let mut from = last.file;
+                if let Some(place) = &self.places {
+                    let seers = (0..self.points).filter(|&p| t.seen_by[k] & (1 << p) != 0);
+                    let here = place[point];
+                    let before = seers
+                        .clone()
+                        .filter(|&p| place[p] < here)
+                        .max_by_key(|&p| place[p]);
+                    let after = seers.filter(|&p| place[p] > here).min_by_key(|&p| place[p]);
+                    match (before, after) {
+                        // Seen on both sides of this point: it was there, its capture missed it.
+                        (Some(_), Some(_)) => {
+                            self.missed_by_capture[point] += 1;
+                            continue;
+                        }
+                        // The nearest point that saw it along the path is where it was last.
+                        (Some(p), None) | (None, Some(p)) => from = p as u16,
+                        (None, None) => {}
+                    }
+                }
                 let pair = PointPair {
-                    from: last.file,
+                    from,
                     to: point as u16,
                 };
                 *self.lost_between.entry(pair).or_default() += 1;
@@ -236,7 +283,7 @@ impl Points {
                     what: What::LostBetween {
                         flow: id.key,
                         psn: id.psn,
-                        from: last.file,
+                        from,
                         to: point as u16,
                     },
                 });
