@@ -115,7 +115,7 @@ fn write_transport(out: &mut Vec<u8>, pkt: &Packet<'_>) {
         let _ = write!(out, " src_qp {:#x} qkey {:#x}", deth.src_qp(), deth.qkey());
     }
     if let Some(len) = pkt.payload_len {
-        let _ = write!(out, " len {len}");
+        let _ = write!(out, " payload {len}");
     }
     if let Some(mad) = &pkt.mad {
         super::mad_text::write_mad(out, mad);
