@@ -208,12 +208,24 @@ impl<'a> Arp<'a> {
     }
 }
 
+/// A frame's time against the frames before it, in the order the inputs are read (merged by
+/// time): Wireshark's `frame.time_relative` and `frame.time_delta`. Only a [`Decoder`],
+/// which sees the frames in order, sets it; both are 0 for the first timestamped frame.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameClock {
+    /// Since the first frame with a time.
+    pub relative_ns: i64,
+    /// Since the previous frame with a time; negative when the capture goes back in time.
+    pub delta_ns: i64,
+}
+
 /// Every header an RDMA frame may carry, as views into the record's bytes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Packet<'a> {
     /// 1-based, counted per capture file as tshark counts.
     pub frame: u64,
     pub ts_ns: Option<u64>,
+    pub clock: FrameClock,
     pub len: u32,
     pub caplen: u32,
     pub iface: u32,

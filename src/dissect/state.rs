@@ -3,7 +3,7 @@
 //! owns one [`Decoder`] and decodes every record through it, in capture order, on one
 //! thread; the stateless [`super::dissect`] knows none of this.
 
-use super::{DecodeOptions, Packet, dissect_with};
+use super::{DecodeOptions, FrameClock, Packet, dissect_with};
 use crate::capture::Record;
 use crate::wire::mad::cm::{CmMsg, ipoib_cm_qpn};
 
@@ -75,6 +75,9 @@ pub struct Decoder {
     pending_reqs: [u32; PENDING_REQS],
     pending_len: usize,
     pending_next: usize,
+    /// The first and the latest frame time, for each frame's [`FrameClock`].
+    first_ts: Option<u64>,
+    previous_ts: Option<u64>,
 }
 
 impl Default for Decoder {
@@ -91,6 +94,8 @@ impl Decoder {
             pending_reqs: [0; PENDING_REQS],
             pending_len: 0,
             pending_next: 0,
+            first_ts: None,
+            previous_ts: None,
         }
     }
 
@@ -111,6 +116,15 @@ impl Decoder {
     /// [`super::dissect_into`], with what earlier records taught.
     pub fn decode_into<'a>(&mut self, pkt: &mut Packet<'a>, record: &Record<'a>, frame: u64) {
         dissect_with(pkt, record, frame, &self.opts, Some(&self.ipoib_qps));
+        if let Some(ts) = pkt.ts_ns {
+            let since = |then: Option<u64>| then.map_or(0, |t| ts as i64 - t as i64);
+            pkt.clock = FrameClock {
+                relative_ns: since(self.first_ts),
+                delta_ns: since(self.previous_ts),
+            };
+            self.first_ts.get_or_insert(ts);
+            self.previous_ts = Some(ts);
+        }
         if pkt.mad.is_some() {
             self.learn_from_cm(pkt);
         }

@@ -198,6 +198,27 @@ pub static FIELDS: &[Field] = &[
         each: None,
         description: "capture time, seconds since the epoch (compare with 1700000000.5)",
     },
+    Field {
+        name: "time_relative",
+        ty: Type::Time,
+        // A frame before the first one in time (an unordered capture) reads 0.
+        get: |p| {
+            p.ts_ns
+                .map(|_| Value::Time(u64::try_from(p.clock.relative_ns).unwrap_or(0)))
+        },
+        each: None,
+        description: "seconds since the first frame of the inputs, in the order they are read",
+    },
+    Field {
+        name: "time_delta",
+        ty: Type::Time,
+        get: |p| {
+            p.ts_ns
+                .map(|_| Value::Time(u64::try_from(p.clock.delta_ns).unwrap_or(0)))
+        },
+        each: None,
+        description: "seconds since the frame read before (0 when the capture goes back in time)",
+    },
     int!(
         "ts_ns",
         "capture time, integer nanoseconds since the epoch",

@@ -116,6 +116,12 @@ const FILTERS: &[(&str, Option<&str>)] = &[
     ("frame.cap_len < 64", None),
     ("frame.number in {1..3}", None),
     ("frame.time_epoch >= 1700000000.001", None),
+    (
+        "frame.time_relative >= 100 and frame.time_relative < 20000",
+        None,
+    ),
+    ("frame.time_delta > 0.5", None),
+    ("frame.time_delta == 0", None),
     // Field against field.
     ("frame.cap_len < frame.len", None),
     ("ip.src == ip.dst or udp.srcport == udp.dstport", None),
@@ -273,6 +279,14 @@ const KNOWN: &[(&[&str], &str, &str)] = &[
         &["icmp."],
         "icmpv6",
         "rdmadump's icmp.* cover ICMPv6 too; Wireshark names those icmpv6.*",
+    ),
+    (
+        &["frame.time_relative", "frame.time_delta"],
+        "frame.time_relative < 0 or frame.time_delta < 0",
+        "a frame earlier than the first or the previous one (the inputs here are \
+         concatenated, not merged by time) has a negative time to Wireshark; rdmadump's \
+         times are unsigned and read 0 there (analyze and read merge inputs by time, so only \
+         an unordered file has such frames)",
     ),
 ];
 
