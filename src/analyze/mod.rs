@@ -355,12 +355,10 @@ impl Analyzer {
 
     /// Feeds one packet; `file` is the index of its input.
     pub fn observe(&mut self, file: usize, pkt: &Packet<'_>) {
+        // Several capture points are analysed on the first one's clock.
         let offset = self.offsets_ns.get(file).copied().unwrap_or(0);
-        let at = FrameRef {
-            file: u16::try_from(file).unwrap_or(u16::MAX),
-            frame: pkt.frame,
-            ts_ns: pkt.ts_ns.map(|t| t.saturating_add_signed(-offset)),
-        };
+        let mut at = FrameRef::of(file, pkt);
+        at.ts_ns = at.ts_ns.map(|t| t.saturating_add_signed(-offset));
         self.packets += 1;
         if let Some(ts) = at.ts_ns {
             self.first_ts = Some(self.first_ts.map_or(ts, |t| t.min(ts)));

@@ -3,7 +3,7 @@
 //! broken length is skipped by scanning for the next block whose leading and trailing
 //! lengths agree.
 
-mod block;
+pub(super) mod block;
 
 use nom::Parser;
 use nom::number::Endianness;

@@ -6,6 +6,9 @@
 
 use std::io::{self, Write};
 
+use super::pcapng::block::{
+    BYTE_ORDER_MAGIC, EPB, IDB, OPT_END as OPT_ENDOFOPT, OPT_IF_TSRESOL, SHB, SPB,
+};
 use super::{InterfaceInfo, TsResolution};
 
 /// pcap's 16-byte record header and pcapng's 28-byte packet block head carry lengths in
@@ -63,14 +66,7 @@ impl<W: Write> PcapWriter<W> {
     }
 }
 
-const SHB: u32 = 0x0a0d_0d0a;
-const IDB: u32 = 1;
-const SPB: u32 = 3;
-const EPB: u32 = 6;
-const BYTE_ORDER_MAGIC: u32 = 0x1a2b_3c4d;
-const OPT_ENDOFOPT: u16 = 0;
 const OPT_SHB_USERAPPL: u16 = 4;
-const OPT_IF_TSRESOL: u16 = 9;
 /// What an Enhanced Packet Block holds besides its data and padding.
 const EPB_OVERHEAD: usize = 32;
 /// What a Simple Packet Block holds besides its data and padding.

@@ -211,15 +211,6 @@ impl ConnectionTable {
         &self.ends
     }
 
-    /// The QPNs of the connection that `qpn` belongs to (itself included).
-    pub fn peer_qpns(&self, qpn: u32) -> impl Iterator<Item = u32> + '_ {
-        self.ends
-            .iter()
-            .filter(move |e| e.key.is_some_and(|k| k.qpn == qpn))
-            .filter_map(|e| e.peer)
-            .filter_map(|p| self.ends.get(p as usize)?.key.map(|k| k.qpn))
-    }
-
     #[inline]
     fn end_slot(&mut self, key: EndKey, at: FrameRef) -> usize {
         match self.index.get(&PackedKey::from(key)) {
@@ -297,27 +288,11 @@ impl ConnectionTable {
         }
     }
 
-    /// What end `slot`'s last request that was not simply new did to its sequence.
-    pub fn detail(&self, slot: usize) -> Option<&SeqDetail> {
-        self.ends.get(slot).map(|e| &e.req.detail)
-    }
-
     /// The path MTU end `slot`'s READs are counted with, when known.
     pub fn read_pmtu(&self, slot: usize) -> Option<(u32, PathMtuSource)> {
         self.given_pmtu
             .map(|m| (m, PathMtuSource::Flow(PmtuSource::Given)))
             .or(self.ends.get(slot)?.pmtu)
-    }
-
-    /// The flow-table hint of end `slot` (from [`ConnectionTable::observe`]) for `role`.
-    pub fn flow_hint(&mut self, slot: usize, role: Role) -> Option<&mut FlowHint> {
-        let index = match role {
-            Role::Request => 0,
-            Role::Response => 1,
-            Role::Cnp => 2,
-            Role::Unknown => return None,
-        };
-        Some(&mut self.ends.get_mut(slot)?.flow_hints[index])
     }
 
     /// End `slot`'s hint for `role`, and what its last request that was not new did.

@@ -12,17 +12,17 @@ use nom::{IResult, Parser};
 use super::super::MAX_RECORD;
 use super::super::pcap::u32;
 
-pub(super) const SHB: u32 = 0x0a0d_0d0a;
-pub(super) const IDB: u32 = 0x0000_0001;
+pub(in crate::capture) const SHB: u32 = 0x0a0d_0d0a;
+pub(in crate::capture) const IDB: u32 = 0x0000_0001;
 pub(super) const PB: u32 = 0x0000_0002;
-pub(super) const SPB: u32 = 0x0000_0003;
+pub(in crate::capture) const SPB: u32 = 0x0000_0003;
 pub(super) const NRB: u32 = 0x0000_0004;
 pub(super) const ISB: u32 = 0x0000_0005;
-pub(super) const EPB: u32 = 0x0000_0006;
+pub(in crate::capture) const EPB: u32 = 0x0000_0006;
 pub(super) const DSB: u32 = 0x0000_000a;
 
-const OPT_END: u16 = 0;
-pub(super) const OPT_IF_TSRESOL: u16 = 9;
+pub(in crate::capture) const OPT_END: u16 = 0;
+pub(in crate::capture) const OPT_IF_TSRESOL: u16 = 9;
 pub(super) const OPT_IF_TSOFFSET: u16 = 14;
 
 /// Type, length and trailing length: the smallest block there can be.
@@ -69,11 +69,14 @@ pub(super) fn header<'a>(
     })
 }
 
+/// The byte-order magic of a section header, as a number in the section's own order.
+pub(in crate::capture) const BYTE_ORDER_MAGIC: u32 = 0x1a2b_3c4d;
+
 /// The byte-order magic of a section header.
 fn byte_order(input: &[u8]) -> PResult<'_, Endianness> {
     alt((
-        value(Endianness::Big, tag(&[0x1a, 0x2b, 0x3c, 0x4d][..])),
-        value(Endianness::Little, tag(&[0x4d, 0x3c, 0x2b, 0x1a][..])),
+        value(Endianness::Big, tag(&BYTE_ORDER_MAGIC.to_be_bytes()[..])),
+        value(Endianness::Little, tag(&BYTE_ORDER_MAGIC.to_le_bytes()[..])),
     ))
     .parse(input)
 }
