@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Report flows, sequence errors, NAKs, congestion and PFC storms')
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Describe captures as capinfos does: container, interfaces, counts, times, rates')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the packets, connections and events of captures as Parquet datasets for DuckDB, Spark and Trino')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'List every field a filter can name, with its type, description and Wireshark names')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -111,6 +112,35 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'rdmadump;export' {
+            [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)')
+            [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
+            [CompletionResult]::new('--qp', '--qp', [CompletionResultType]::ParameterName, 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)')
+            [CompletionResult]::new('--read-file', '--read-file', [CompletionResultType]::ParameterName, 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), ''2024-05-01 12:00:00.5'' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the first packet of the capture')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only packets before TIME (same forms as --since; the window is [since, until))')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Directory that receives the packets/, connections/ and events/ datasets; exports of other captures into it add files beside the ones there')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Directory that receives the packets/, connections/ and events/ datasets; exports of other captures into it add files beside the ones there')
+            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Start a new file in a dataset once the current one passes SIZE, e.g. 512M, 2G')
+            [CompletionResult]::new('--partition', '--partition', [CompletionResultType]::ParameterName, 'How files are grouped: capture-date (Hive-style capture_date=YYYY-MM-DD directories, from the capture''s first frame) or none')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The capture''s name in the `capture` column and in file names (default: the file''s name; `stdin` for standard input). Only with one input')
+            [CompletionResult]::new('--pmtu', '--pmtu', [CompletionResultType]::ParameterName, 'Path MTU in bytes, for READ PSN accounting: 256, 512, 1024, 2048 or 4096 (default: learned from FIRST and MIDDLE packets, else inferred from the largest payload)')
+            [CompletionResult]::new('--link-speed', '--link-speed', [CompletionResultType]::ParameterName, 'Link speed that converts PFC quanta to time: 100M, 1G, 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G')
+            [CompletionResult]::new('--storm-threshold', '--storm-threshold', [CompletionResultType]::ParameterName, 'Continuous pause that makes a PFC storm, e.g. 100ms, 500us, 1s')
+            [CompletionResult]::new('--max-flows', '--max-flows', [CompletionResultType]::ParameterName, 'Most flows kept at once; beyond it the least recently active flow is evicted')
+            [CompletionResult]::new('--max-pfc-senders', '--max-pfc-senders', [CompletionResultType]::ParameterName, 'Most (sender, priority) PFC states kept at once')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)')
+            [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'Replace the files of an earlier export of the same capture (by name) instead of refusing')
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'Print the three datasets'' columns and Arrow types as Markdown, and exit')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'rdmadump;man' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -127,6 +157,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Report flows, sequence errors, NAKs, congestion and PFC storms')
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Describe captures as capinfos does: container, interfaces, counts, times, rates')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the packets, connections and events of captures as Parquet datasets for DuckDB, Spark and Trino')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('fields', 'fields', [CompletionResultType]::ParameterValue, 'List every field a filter can name, with its type, description and Wireshark names')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -142,6 +173,9 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             break
         }
         'rdmadump;help;completions' {
+            break
+        }
+        'rdmadump;help;export' {
             break
         }
         'rdmadump;help;man' {

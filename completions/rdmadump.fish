@@ -30,6 +30,7 @@ complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "read" -d 'List pa
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "analyze" -d 'Report flows, sequence errors, NAKs, congestion and PFC storms'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "info" -d 'Describe captures as capinfos does: container, interfaces, counts, times, rates'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "export" -d 'Write the packets, connections and events of captures as Parquet datasets for DuckDB, Spark and Trino'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "fields" -d 'List every field a filter can name, with its type, description and Wireshark names'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -117,13 +118,46 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l kinds -d 'Als
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l qp -d 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l kind -d 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`' -r -f -a "roce_v1\t''
+roce_v2\t''
+ib\t''
+pfc\t''
+pause\t''
+other\t''
+malformed\t''
+cnp\t'CNPs: BTH opcode 0x81 (their JSON kind stays roce_v2 or roce_v1)'"
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l color -d 'When to use color' -r -f -a "never\t''
+auto\t''
+always\t''"
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l threads -d 'Threads to use: 1 does everything on one core; 2 or more (the default on a machine with several cores) shares decoding, CRCs and rendering between two. Output is identical either way' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s r -l read-file -d 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)' -r -F
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l since -d 'Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), \'2024-05-01 12:00:00.5\' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the first packet of the capture' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l until -d 'Only packets before TIME (same forms as --since; the window is [since, until))' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s o -l output -d 'Directory that receives the packets/, connections/ and events/ datasets; exports of other captures into it add files beside the ones there' -r -F
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l max-file-size -d 'Start a new file in a dataset once the current one passes SIZE, e.g. 512M, 2G' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l partition -d 'How files are grouped: capture-date (Hive-style capture_date=YYYY-MM-DD directories, from the capture\'s first frame) or none' -r -f -a "capture-date\t''
+none\t''"
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l name -d 'The capture\'s name in the `capture` column and in file names (default: the file\'s name; `stdin` for standard input). Only with one input' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l pmtu -d 'Path MTU in bytes, for READ PSN accounting: 256, 512, 1024, 2048 or 4096 (default: learned from FIRST and MIDDLE packets, else inferred from the largest payload)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l link-speed -d 'Link speed that converts PFC quanta to time: 100M, 1G, 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l storm-threshold -d 'Continuous pause that makes a PFC storm, e.g. 100ms, 500us, 1s' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l max-flows -d 'Most flows kept at once; beyond it the least recently active flow is evicted' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l max-pfc-senders -d 'Most (sender, priority) PFC states kept at once' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l replace -d 'Replace the files of an earlier export of the same capture (by name) instead of refusing'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l schema -d 'Print the three datasets\' columns and Arrow types as Markdown, and exit'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand man" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand fields" -l json -d 'Write one JSON array instead of text'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand fields" -s h -l help -d 'Print help'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "read" -d 'List packets, one line each (or one JSON object each with --json)'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "analyze" -d 'Report flows, sequence errors, NAKs, congestion and PFC storms'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "info" -d 'Describe captures as capinfos does: container, interfaces, counts, times, rates'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "completions" -d 'Print a shell completion script'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "man" -d 'Print the man page (roff)'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "fields" -d 'List every field a filter can name, with its type, description and Wireshark names'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions man fields help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions export man fields help" -f -a "read" -d 'List packets, one line each (or one JSON object each with --json)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions export man fields help" -f -a "analyze" -d 'Report flows, sequence errors, NAKs, congestion and PFC storms'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions export man fields help" -f -a "info" -d 'Describe captures as capinfos does: container, interfaces, counts, times, rates'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions export man fields help" -f -a "completions" -d 'Print a shell completion script'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions export man fields help" -f -a "export" -d 'Write the packets, connections and events of captures as Parquet datasets for DuckDB, Spark and Trino'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions export man fields help" -f -a "man" -d 'Print the man page (roff)'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions export man fields help" -f -a "fields" -d 'List every field a filter can name, with its type, description and Wireshark names'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand help; and not __fish_seen_subcommand_from read analyze info completions export man fields help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -41,6 +41,14 @@ Examples:
   rdmadump analyze --fail-on icrc_bad,go_back_n,pfc_storm cap.pcap   CI gate (exit 1)
   rdmadump analyze --storm-threshold 200ms --link-speed 400G cap.pcap";
 
+#[cfg(feature = "export")]
+const EXPORT_EXAMPLES: &str = "\
+Examples:
+  rdmadump export -o fleet/ host*.pcap             packets/, connections/, events/ under fleet/
+  duckdb -c \"SELECT count(*) FROM 'fleet/packets/**/*.parquet' WHERE icrc_status = 'bad'\"
+  rdmadump export -o fleet/ -Y 'bth' cap.pcapng    only RDMA frames in packets/
+  tcpdump -i eth2 -w - | rdmadump export --name host17 -o fleet/ -";
+
 #[derive(Debug, Parser)]
 #[command(name = "rdmadump", version, about = ABOUT)]
 pub struct Cli {
@@ -64,6 +72,11 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Write the packets, connections and events of captures as Parquet datasets for
+    /// DuckDB, Spark and Trino
+    #[cfg(feature = "export")]
+    #[command(after_help = EXPORT_EXAMPLES)]
+    Export(ExportArgs),
     /// Print the man page (roff)
     Man,
     /// List every field a filter can name, with its type, description and Wireshark names
@@ -257,27 +270,8 @@ pub struct AnalyzeArgs {
     #[arg(short = 'c', long = "count", value_name = "N")]
     pub count: Option<u64>,
 
-    /// Path MTU in bytes, for READ PSN accounting: 256, 512, 1024, 2048 or 4096 (default:
-    /// learned from FIRST and MIDDLE packets, else inferred from the largest payload)
-    #[arg(long, value_name = "BYTES", value_parser = parse_pmtu)]
-    pub pmtu: Option<u32>,
-
-    /// Link speed that converts PFC quanta to time: 100M, 1G, 10G, 25G, 40G, 50G, 100G, 200G,
-    /// 400G, 800G
-    #[arg(long, default_value = "100G", value_parser = parse_link_speed, value_name = "SPEED")]
-    pub link_speed: u64,
-
-    /// Continuous pause that makes a PFC storm, e.g. 100ms, 500us, 1s
-    #[arg(long, default_value = "100ms", value_parser = parse_duration, value_name = "TIME")]
-    pub storm_threshold: Duration,
-
-    /// Most flows kept at once; beyond it the least recently active flow is evicted
-    #[arg(long, default_value_t = 1_000_000, value_name = "N")]
-    pub max_flows: usize,
-
-    /// Most (sender, priority) PFC states kept at once
-    #[arg(long, default_value_t = 65_536, value_name = "N")]
-    pub max_pfc_senders: usize,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
 
     /// Exit with status 1 if anomalies of these kinds are found (comma-separated)
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KINDS")]
@@ -307,6 +301,76 @@ pub struct AnalyzeArgs {
     /// Most timeline buckets per connection direction; a longer connection gets wider ones
     #[arg(long, default_value_t = 1000, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_buckets: u32,
+}
+
+/// What the analysis assumes of the fabric, for `analyze` and `export`.
+#[derive(Debug, Args)]
+pub struct AnalysisArgs {
+    /// Path MTU in bytes, for READ PSN accounting: 256, 512, 1024, 2048 or 4096 (default:
+    /// learned from FIRST and MIDDLE packets, else inferred from the largest payload)
+    #[arg(long, value_name = "BYTES", value_parser = parse_pmtu)]
+    pub pmtu: Option<u32>,
+
+    /// Link speed that converts PFC quanta to time: 100M, 1G, 10G, 25G, 40G, 50G, 100G, 200G,
+    /// 400G, 800G
+    #[arg(long, default_value = "100G", value_parser = parse_link_speed, value_name = "SPEED")]
+    pub link_speed: u64,
+
+    /// Continuous pause that makes a PFC storm, e.g. 100ms, 500us, 1s
+    #[arg(long, default_value = "100ms", value_parser = parse_duration, value_name = "TIME")]
+    pub storm_threshold: Duration,
+
+    /// Most flows kept at once; beyond it the least recently active flow is evicted
+    #[arg(long, default_value_t = 1_000_000, value_name = "N")]
+    pub max_flows: usize,
+
+    /// Most (sender, priority) PFC states kept at once
+    #[arg(long, default_value_t = 65_536, value_name = "N")]
+    pub max_pfc_senders: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Directory that receives the packets/, connections/ and events/ datasets; exports of
+    /// other captures into it add files beside the ones there
+    #[arg(short = 'o', long, value_name = "DIR", default_value = ".")]
+    pub output: PathBuf,
+
+    /// Start a new file in a dataset once the current one passes SIZE, e.g. 512M, 2G
+    #[arg(long, value_name = "SIZE", default_value = "512M", value_parser = parse_size)]
+    pub max_file_size: u64,
+
+    /// How files are grouped: capture-date (Hive-style capture_date=YYYY-MM-DD directories,
+    /// from the capture's first frame) or none
+    #[arg(long, value_enum, value_name = "SCHEME", default_value_t = PartitionArg::CaptureDate)]
+    pub partition: PartitionArg,
+
+    /// Replace the files of an earlier export of the same capture (by name) instead of
+    /// refusing
+    #[arg(long)]
+    pub replace: bool,
+
+    /// The capture's name in the `capture` column and in file names (default: the file's
+    /// name; `stdin` for standard input). Only with one input
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Print the three datasets' columns and Arrow types as Markdown, and exit
+    #[arg(long, exclusive = true)]
+    pub schema: bool,
+
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+/// `--partition`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PartitionArg {
+    CaptureDate,
+    None,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -410,6 +474,31 @@ pub fn parse_link_speed(s: &str) -> Result<u64, String> {
     {
         Some(bps) if bps > 0 => Ok(bps),
         _ => Err(format!("`{s}` is not a link speed like 25G, 100G or 400G")),
+    }
+}
+
+/// `512M`, `2G`, `64K`, `1000` → bytes (binary multiples); at least 64 KiB, so that a file
+/// holds at least a page of each column.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim().to_ascii_uppercase();
+    let t = t.trim_end_matches("IB").trim_end_matches('B');
+    let (number, shift) = match t.char_indices().last() {
+        Some((i, 'K')) => (&t[..i], 10),
+        Some((i, 'M')) => (&t[..i], 20),
+        Some((i, 'G')) => (&t[..i], 30),
+        Some((i, 'T')) => (&t[..i], 40),
+        _ => (t, 0),
+    };
+    match number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+    {
+        Some(bytes) if bytes >= 1 << 16 => Ok(bytes),
+        Some(_) => Err(format!(
+            "`{s}` is too small: a file size must be at least 64K"
+        )),
+        None => Err(format!("`{s}` is not a size like 256M or 2G")),
     }
 }
 

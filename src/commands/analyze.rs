@@ -72,11 +72,6 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let offsets_ns: Vec<i64> = offsets.iter().map(|o| o.offset_ns).collect();
     let window = super::time_window(&args.input, &paths);
     let config = AnalyzeConfig {
-        pmtu: args.pmtu,
-        link_speed_bps: args.link_speed,
-        storm_threshold_ns: u64::try_from(args.storm_threshold.as_nanos()).unwrap_or(u64::MAX),
-        max_flows: args.max_flows,
-        max_pfc_senders: args.max_pfc_senders,
         points,
         skew_bound_ns,
         order,
@@ -84,7 +79,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             .interval
             .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX).max(1)),
         max_buckets: args.max_buckets,
-        ..AnalyzeConfig::default()
+        ..super::analysis_config(&args.analysis)
     };
     let mut analyzer = Analyzer::new(config);
     if points > 1 {
@@ -113,7 +108,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         Ok(ControlFlow::Continue(()))
     })?;
     analyzer.finish();
-    if let (Some(given), Some(conflict)) = (args.pmtu, analyzer.flows.pmtu_conflict) {
+    if let (Some(given), Some(conflict)) = (args.analysis.pmtu, analyzer.flows.pmtu_conflict) {
         let file = match input.files.get(usize::from(conflict.at.file)) {
             Some(name) if input.files.len() > 1 => format!("{name}: "),
             _ => String::new(),
@@ -197,7 +192,7 @@ fn select_connection(
     args: &AnalyzeArgs,
     qp: u32,
 ) -> anyhow::Result<Selection> {
-    let mut table = ConnectionTable::new(args.max_flows, args.pmtu);
+    let mut table = ConnectionTable::new(args.analysis.max_flows, args.analysis.pmtu);
     for_each_packet_with(
         paths,
         &args.input,

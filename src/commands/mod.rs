@@ -1,6 +1,8 @@
 //! The subcommands, and the input loop they share.
 
 pub mod analyze;
+#[cfg(feature = "export")]
+pub mod export;
 pub mod fields;
 pub mod info;
 pub mod pipeline;
@@ -19,7 +21,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
-use crate::cli::{Cli, Command, InputArgs};
+use crate::analyze::AnalyzeConfig;
+use crate::cli::{AnalysisArgs, Cli, Command, InputArgs};
 use crate::dissect::DecodeOptions;
 use crate::filter::PacketFilter;
 use crate::filter::time::TimeWindow;
@@ -49,6 +52,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             fields::run(&args)?;
             Ok(ExitCode::SUCCESS)
         }
+        #[cfg(feature = "export")]
+        Command::Export(args) => export::run(&args),
         Command::Man => {
             crate::cli::render_man(&mut io::stdout())?;
             Ok(ExitCode::SUCCESS)
@@ -79,6 +84,18 @@ pub fn paths_or_stdin(files: &[PathBuf], read_files: &[PathBuf]) -> anyhow::Resu
         bail!("no capture file given (name one, or pipe a capture into standard input)");
     }
     Ok(vec![PathBuf::from("-")])
+}
+
+/// What `--pmtu`, `--link-speed` and the table limits ask of an analysis.
+pub fn analysis_config(args: &AnalysisArgs) -> AnalyzeConfig {
+    AnalyzeConfig {
+        pmtu: args.pmtu,
+        link_speed_bps: args.link_speed,
+        storm_threshold_ns: u64::try_from(args.storm_threshold.as_nanos()).unwrap_or(u64::MAX),
+        max_flows: args.max_flows,
+        max_pfc_senders: args.max_pfc_senders,
+        ..AnalyzeConfig::default()
+    }
 }
 
 /// The packet selection of `-Y`, `--qp` and `--kind`, compiled before any file is read.

@@ -14,6 +14,8 @@ pub mod json;
 pub mod jsonw;
 pub mod mad_json;
 pub mod mad_text;
+#[cfg(feature = "export")]
+pub mod parquet;
 pub mod text;
 mod text_other;
 pub mod time;

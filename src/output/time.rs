@@ -109,6 +109,16 @@ impl fmt::Display for UtcDateTime {
     }
 }
 
+/// Epoch nanoseconds as a UTC date, `YYYY-MM-DD`.
+pub struct UtcDate(pub u64);
+
+impl fmt::Display for UtcDate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (year, month, day) = civil_from_days(self.0 / NS_PER_DAY);
+        write!(f, "{year:04}-{month:02}-{day:02}")
+    }
+}
+
 /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
 /// `civil_from_days`, for non-negative days), so that no date crate is needed for this.
 fn civil_from_days(days: u64) -> (u64, u64, u64) {

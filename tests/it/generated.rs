@@ -36,6 +36,8 @@ fn completions_and_man_page_are_current() {
     );
     check(&["man"], "man/rdmadump.1", &mut stale);
     check(&["fields", "--json"], "docs/fields.json", &mut stale);
+    #[cfg(feature = "export")]
+    check(&["export", "--schema"], "docs/export-schema.md", &mut stale);
     assert!(
         stale.is_empty(),
         "stale and now regenerated: {stale:?}; run cargo test and commit"

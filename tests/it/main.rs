@@ -6,6 +6,8 @@ mod layers;
 mod cli;
 mod connections;
 mod expected_fixtures;
+#[cfg(feature = "export")]
+mod export;
 mod fields_extract;
 mod filter_diff;
 mod filter_limits;

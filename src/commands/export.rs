@@ -1,0 +1,395 @@
+//! `rdmadump export`: each capture's frames, connections and anomalies into the Parquet
+//! datasets under `--output`, one capture at a time, each analysed on its own.
+
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use serde_json::{Map, Value};
+
+use crate::analyze::Analyzer;
+use crate::analyze::connections::{NAK_CODES, OPS};
+use crate::analyze::model::{AnomalyRow, Files, Report};
+use crate::capture::merge::InputReport;
+use crate::cli::{ExportArgs, PartitionArg};
+use crate::filter::PacketFilter;
+use crate::output::parquet::rows::{self, Leaf, RowSchema};
+use crate::output::parquet::{
+    DatasetOptions, DatasetWriter, ExportError, Partitioning, Table, packets, schema_markdown,
+};
+
+use super::pipeline::Batch;
+use super::{RunOptions, for_each_batch_with, input_paths};
+
+/// Rows gathered before they go to the Parquet writer as one record batch: enough to
+/// amortise the per-batch work, few enough that 170 columns of them stay a few MB.
+const BATCH_ROWS: usize = 8192;
+
+pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
+    if args.schema {
+        let mut out = super::stdout()?;
+        super::write_out(&mut out, schema_markdown().as_bytes())?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let filter = super::packet_filter(&args.input)?;
+    let paths = input_paths(&args.input)?;
+    if args.name.is_some() && paths.len() > 1 {
+        bail!(
+            "--name names one capture, and {} are given: export them one at a time",
+            paths.len()
+        );
+    }
+    let options = DatasetOptions {
+        max_file_bytes: args.max_file_size,
+        partitioning: match args.partition {
+            PartitionArg::CaptureDate => Partitioning::CaptureDate,
+            PartitionArg::None => Partitioning::None,
+        },
+        replace: args.replace,
+    };
+    let mut failed = false;
+    for path in &paths {
+        let name = capture_name(args.name.as_deref(), path);
+        let outcome = export_capture(args, path, &name, &filter, &options).unwrap_or_else(|err| {
+            // One capture's failure (a name exported before, a full disk) leaves the
+            // others to be exported.
+            eprintln!("rdmadump: {err:#}");
+            Outcome::Failed
+        });
+        match outcome {
+            Outcome::Written => {}
+            Outcome::Unreadable => {
+                eprintln!(
+                    "rdmadump: {}: nothing exported: the capture could not be read",
+                    path.display()
+                );
+                failed = true;
+            }
+            Outcome::Damaged | Outcome::Failed => failed = true,
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(super::EXIT_ERROR)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+enum Outcome {
+    Written,
+    /// Read in part: what decoded was exported.
+    Damaged,
+    /// Not a frame could be read: nothing was written.
+    Unreadable,
+    /// Something else stopped it, and said so: nothing was written.
+    Failed,
+}
+
+/// The `capture` column: the name given, else the file's name without its directory.
+fn capture_name(given: Option<&str>, path: &Path) -> String {
+    if let Some(name) = given {
+        return name.to_string();
+    }
+    if path.as_os_str() == "-" {
+        return "stdin".to_string();
+    }
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+struct Datasets {
+    packets: DatasetWriter,
+    connections: DatasetWriter,
+    events: DatasetWriter,
+}
+
+impl Datasets {
+    fn new(root: &Path, name: &str, options: &DatasetOptions) -> Self {
+        let writer = |dataset: &str, schema| {
+            DatasetWriter::new(root.join(dataset), dataset, name, schema, options.clone())
+        };
+        Datasets {
+            packets: writer(
+                "packets",
+                crate::output::parquet::columns::schema_of(&packets::columns()),
+            ),
+            connections: writer(
+                "connections",
+                crate::output::parquet::columns::schema_of(&rows::connection_schema().specs()),
+            ),
+            events: writer(
+                "events",
+                crate::output::parquet::columns::schema_of(&rows::event_schema().specs()),
+            ),
+        }
+    }
+
+    /// Renames every file into place, once none of them would overwrite another.
+    fn commit(self) -> Result<(), ExportError> {
+        let sets = [&self.packets, &self.connections, &self.events];
+        if let Some(existing) = sets.iter().flat_map(|d| d.conflicts()).next() {
+            return Err(ExportError::Exists(existing));
+        }
+        self.packets.commit()?;
+        self.connections.commit()?;
+        self.events.commit()?;
+        Ok(())
+    }
+}
+
+/// The event rows of the anomalies found so far; the sink keeps counting them all.
+struct Events {
+    schema: RowSchema,
+    table: Table,
+}
+
+impl Events {
+    fn drain(
+        &mut self,
+        analyzer: &mut Analyzer,
+        capture: &str,
+        files: &[String],
+        out: &mut DatasetWriter,
+        unknown: &mut Vec<String>,
+    ) -> anyhow::Result<()> {
+        let capture = Value::String(capture.to_string());
+        for anomaly in analyzer.anomalies.kept.drain(..) {
+            let row = serde_json::to_value(AnomalyRow::new(&anomaly, Files(files)))?;
+            let Value::Object(object) = row else { continue };
+            let mut leaves = vec![("capture".to_string(), Leaf::Scalar(&capture))];
+            rows::flatten(&object, "", &mut leaves);
+            unknown.extend(self.schema.push(&mut self.table, &leaves));
+            if self.table.rows() >= BATCH_ROWS {
+                out.write(&self.table.finish()?, analyzer.first_ts)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn export_capture(
+    args: &ExportArgs,
+    path: &Path,
+    name: &str,
+    filter: &PacketFilter,
+    options: &DatasetOptions,
+) -> anyhow::Result<Outcome> {
+    let paths = [path.to_path_buf()];
+    let window = super::time_window(&args.input, &paths);
+    let mut analyzer = Analyzer::new(super::analysis_config(&args.analysis));
+    let mut datasets = Datasets::new(&args.output, name, options);
+    let mut table = Table::new(&packets::columns());
+    let event_schema = rows::event_schema();
+    let mut events = Events {
+        table: Table::new(&event_schema.specs()),
+        schema: event_schema,
+    };
+    let files = [name.to_string()];
+    // The worker stage verifies CRCs and marks the frames the selection keeps; every frame
+    // is analysed, so that connections and events describe the whole capture.
+    let work = |batch: &mut Batch<'_>| {
+        for (i, (_, pkt)) in batch.packets.iter_mut().enumerate() {
+            pkt.verify_crcs();
+            window.anchor(pkt.ts_ns);
+            if window.contains(pkt.ts_ns) && filter.matches(pkt) {
+                batch.marks.push(i);
+            }
+        }
+    };
+    let mut unknown: Vec<String> = Vec::new();
+    let input = for_each_batch_with(
+        &paths,
+        &args.input,
+        RunOptions::default(),
+        work,
+        |batch: &mut Batch<'_>| {
+            let mut selected = batch.marks.iter().copied().peekable();
+            for (i, (file, pkt)) in batch.packets.iter().enumerate() {
+                analyzer.observe(*file, pkt);
+                if selected.next_if_eq(&i).is_some() {
+                    packets::push(&mut table, name, pkt);
+                    if table.rows() >= BATCH_ROWS {
+                        datasets
+                            .packets
+                            .write(&table.finish()?, analyzer.first_ts)?;
+                    }
+                }
+            }
+            if analyzer.anomalies.kept.len() >= BATCH_ROWS {
+                events.drain(
+                    &mut analyzer,
+                    name,
+                    &files,
+                    &mut datasets.events,
+                    &mut unknown,
+                )?;
+            }
+            Ok(ControlFlow::Continue(()))
+        },
+    )
+    .with_context(|| format!("exporting {}", path.display()))?;
+    if input.records == 0 && input.failed {
+        return Ok(Outcome::Unreadable);
+    }
+    analyzer.finish();
+    let first_ts = analyzer.first_ts;
+    datasets.packets.write(&table.finish()?, first_ts)?;
+    events.drain(
+        &mut analyzer,
+        name,
+        &files,
+        &mut datasets.events,
+        &mut unknown,
+    )?;
+    datasets.events.write(&events.table.finish()?, first_ts)?;
+    write_connections(
+        &analyzer,
+        &input,
+        name,
+        &mut datasets.connections,
+        &mut unknown,
+    )?;
+    if !unknown.is_empty() {
+        unknown.sort_unstable();
+        unknown.dedup();
+        // The schema is behind the report: the tests fail on this line.
+        eprintln!(
+            "rdmadump: warning: export has no column for report keys {}",
+            unknown.join(", ")
+        );
+    }
+    datasets
+        .commit()
+        .with_context(|| format!("exporting {}", path.display()))?;
+    Ok(if input.failed {
+        Outcome::Damaged
+    } else {
+        Outcome::Written
+    })
+}
+
+fn write_connections(
+    analyzer: &Analyzer,
+    input: &InputReport,
+    name: &str,
+    out: &mut DatasetWriter,
+    unknown: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    let schema = rows::connection_schema();
+    let mut table = Table::new(&schema.specs());
+    let report = Report::new(analyzer, input);
+    let capture = Value::String(name.to_string());
+    for row in report.connections.iter() {
+        let Value::Object(connection) = serde_json::to_value(&row)? else {
+            continue;
+        };
+        for (direction, from, to) in [("a_to_b", "a", "b"), ("b_to_a", "b", "a")] {
+            let Some(Value::Object(counts)) = connection.get(direction) else {
+                continue;
+            };
+            let end = |end: &str, key: &str| {
+                connection
+                    .get(end)
+                    .and_then(|e| e.get(key))
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            };
+            let own = [
+                ("record", Value::from("connection")),
+                ("direction", Value::from(direction)),
+                ("src", end(from, "addr")),
+                ("dst", end(to, "addr")),
+                ("src_qpn", end(from, "qpn")),
+                ("dest_qp", end(to, "qpn")),
+            ];
+            let mut leaves = vec![("capture".to_string(), Leaf::Scalar(&capture))];
+            leaves.extend(own.iter().map(|(k, v)| (k.to_string(), Leaf::Scalar(v))));
+            let mut shared = Map::new();
+            for (key, value) in &connection {
+                if key != "a_to_b" && key != "b_to_a" {
+                    shared.insert(key.clone(), value.clone());
+                }
+            }
+            let mut counts = counts.clone();
+            // A timeline is asked for with `analyze --interval`; export has none.
+            counts.remove("timeline");
+            // The JSON lists only the message kinds and NAK codes that occurred; their
+            // columns say 0 for the others, as a count should.
+            for (group, names) in [("messages", &OPS[..]), ("naks", &NAK_CODES[..])] {
+                if let Some(Value::Object(map)) = counts.get_mut(group) {
+                    for name in names {
+                        map.entry(name.to_string()).or_insert(Value::from(0));
+                    }
+                }
+            }
+            rows::flatten(&shared, "", &mut leaves);
+            rows::flatten(&counts, "", &mut leaves);
+            unknown.extend(schema.push(&mut table, &leaves));
+            if table.rows() >= BATCH_ROWS {
+                out.write(&table.finish()?, analyzer.first_ts)?;
+            }
+        }
+    }
+    for flow in report.flows.iter() {
+        let Value::Object(mut flow) = serde_json::to_value(&flow)? else {
+            continue;
+        };
+        let opcodes = match flow.remove("opcodes") {
+            Some(Value::Object(opcodes)) => opcodes,
+            _ => Map::new(),
+        };
+        let Some(transport) = datagram_transport(&opcodes) else {
+            continue;
+        };
+        let names = Value::Array(opcodes.keys().map(|k| Value::from(k.as_str())).collect());
+        let counts = Value::Array(opcodes.values().cloned().collect());
+        let own = [
+            ("record", Value::from("flow")),
+            ("transport", Value::from(transport)),
+            ("opcodes_name", names),
+            ("opcodes_packets", counts),
+        ];
+        let mut leaves = vec![("capture".to_string(), Leaf::Scalar(&capture))];
+        for (key, value) in &own {
+            leaves.push((
+                key.to_string(),
+                match value {
+                    Value::Array(items) => Leaf::List(items.iter().map(Some).collect()),
+                    other => Leaf::Scalar(other),
+                },
+            ));
+        }
+        rows::flatten(&flow, "", &mut leaves);
+        unknown.extend(schema.push(&mut table, &leaves));
+        if table.rows() >= BATCH_ROWS {
+            out.write(&table.finish()?, analyzer.first_ts)?;
+        }
+    }
+    out.write(&table.finish()?, analyzer.first_ts)?;
+    Ok(())
+}
+
+/// `ud` or `rd` when every opcode of a flow is a datagram's: such flows have no
+/// connection, so they are rows of their own.
+fn datagram_transport(opcodes: &Map<String, Value>) -> Option<&'static str> {
+    let mut transport = None;
+    for name in opcodes.keys() {
+        let this = if name.starts_with("UD_") {
+            "ud"
+        } else if name.starts_with("RD_") {
+            "rd"
+        } else {
+            return None;
+        };
+        if transport.is_some_and(|t| t != this) {
+            return None;
+        }
+        transport = Some(this);
+    }
+    transport
+}

@@ -1,0 +1,305 @@
+//! Typed columns that fill one Arrow record batch at a time: the schema and the builders
+//! come from one list of column specifications, so they cannot disagree.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    ArrayBuilder, BooleanBuilder, Int64Builder, ListBuilder, StringBuilder,
+    TimestampMicrosecondBuilder, UInt64Builder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
+
+/// A column's type, as the datasets use them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// Signed 64-bit: every integer that fits, which Spark reads as `bigint`.
+    Int,
+    /// Unsigned 64-bit, for the fields that use all 64 bits (virtual addresses, GUIDs,
+    /// transaction IDs); DuckDB reads `ubigint`, Spark `decimal(20,0)`.
+    UInt,
+    Bool,
+    Str,
+    /// Microseconds since the epoch, UTC: Spark cannot read nanosecond timestamps, so the
+    /// full resolution is in the integer `ts_ns` beside it.
+    Timestamp,
+    IntList,
+    StrList,
+}
+
+impl ColumnType {
+    pub fn data_type(self) -> DataType {
+        match self {
+            ColumnType::Int => DataType::Int64,
+            ColumnType::UInt => DataType::UInt64,
+            ColumnType::Bool => DataType::Boolean,
+            ColumnType::Str => DataType::Utf8,
+            ColumnType::Timestamp => DataType::Timestamp(TimeUnit::Microsecond, Some(UTC.into())),
+            ColumnType::IntList => {
+                DataType::List(Arc::new(Field::new_list_field(DataType::Int64, true)))
+            }
+            ColumnType::StrList => {
+                DataType::List(Arc::new(Field::new_list_field(DataType::Utf8, true)))
+            }
+        }
+    }
+
+    /// The Arrow type as the schema documentation writes it.
+    pub fn arrow_name(self) -> &'static str {
+        match self {
+            ColumnType::Int => "Int64",
+            ColumnType::UInt => "UInt64",
+            ColumnType::Bool => "Boolean",
+            ColumnType::Str => "Utf8",
+            ColumnType::Timestamp => "Timestamp(Microsecond, \"UTC\")",
+            ColumnType::IntList => "List<Int64>",
+            ColumnType::StrList => "List<Utf8>",
+        }
+    }
+}
+
+const UTC: &str = "UTC";
+
+/// One column: its name in the dataset, its type, and one line for the documentation.
+#[derive(Debug, Clone)]
+pub struct ColumnSpec {
+    pub name: String,
+    pub ty: ColumnType,
+    pub about: String,
+}
+
+impl ColumnSpec {
+    pub fn new(name: impl Into<String>, ty: ColumnType, about: impl Into<String>) -> Self {
+        ColumnSpec {
+            name: name.into(),
+            ty,
+            about: about.into(),
+        }
+    }
+}
+
+/// The Arrow schema of a list of columns; every column may be null.
+pub fn schema_of(columns: &[ColumnSpec]) -> SchemaRef {
+    Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|c| Field::new(c.name.as_str(), c.ty.data_type(), true))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+enum Builder {
+    Int(Int64Builder),
+    UInt(UInt64Builder),
+    Bool(BooleanBuilder),
+    Str(StringBuilder),
+    Timestamp(TimestampMicrosecondBuilder),
+    IntList(ListBuilder<Int64Builder>),
+    StrList(ListBuilder<StringBuilder>),
+}
+
+impl Builder {
+    fn new(ty: ColumnType) -> Self {
+        match ty {
+            ColumnType::Int => Builder::Int(Int64Builder::new()),
+            ColumnType::UInt => Builder::UInt(UInt64Builder::new()),
+            ColumnType::Bool => Builder::Bool(BooleanBuilder::new()),
+            ColumnType::Str => Builder::Str(StringBuilder::new()),
+            ColumnType::Timestamp => {
+                Builder::Timestamp(TimestampMicrosecondBuilder::new().with_timezone(UTC))
+            }
+            ColumnType::IntList => Builder::IntList(ListBuilder::new(Int64Builder::new())),
+            ColumnType::StrList => Builder::StrList(ListBuilder::new(StringBuilder::new())),
+        }
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            Builder::Int(b) => Arc::new(b.finish()),
+            Builder::UInt(b) => Arc::new(b.finish()),
+            Builder::Bool(b) => Arc::new(b.finish()),
+            Builder::Str(b) => Arc::new(b.finish()),
+            Builder::Timestamp(b) => Arc::new(b.finish()),
+            Builder::IntList(b) => Arc::new(b.finish()),
+            Builder::StrList(b) => Arc::new(b.finish()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Builder::Int(b) => b.len(),
+            Builder::UInt(b) => b.len(),
+            Builder::Bool(b) => b.len(),
+            Builder::Str(b) => b.len(),
+            Builder::Timestamp(b) => b.len(),
+            Builder::IntList(b) => b.len(),
+            Builder::StrList(b) => b.len(),
+        }
+    }
+}
+
+/// A value for one cell, borrowed from wherever it was found.
+#[derive(Debug, Clone, Copy)]
+pub enum Cell<'a> {
+    Null,
+    Int(i64),
+    UInt(u64),
+    Bool(bool),
+    Str(&'a str),
+    /// Nanoseconds since the epoch, for a timestamp column.
+    TimeNs(u64),
+}
+
+/// The rows of one record batch being built, column by column.
+pub struct Table {
+    schema: SchemaRef,
+    builders: Vec<Builder>,
+    /// Where a string made from a value (an address) is written before it is copied into
+    /// its column, so that formatting allocates nothing once it has grown.
+    pub scratch: String,
+}
+
+impl Table {
+    pub fn new(columns: &[ColumnSpec]) -> Self {
+        Table {
+            schema: schema_of(columns),
+            builders: columns.iter().map(|c| Builder::new(c.ty)).collect(),
+            scratch: String::new(),
+        }
+    }
+
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Rows appended since the last batch.
+    pub fn rows(&self) -> usize {
+        self.builders.first().map_or(0, Builder::len)
+    }
+
+    /// Appends one cell to column `column`. A value of the wrong kind for the column is
+    /// written as null, never as something it is not.
+    #[inline]
+    pub fn push(&mut self, column: usize, cell: Cell<'_>) {
+        let Some(builder) = self.builders.get_mut(column) else {
+            return;
+        };
+        match (builder, cell) {
+            (Builder::Int(b), Cell::Int(v)) => b.append_value(v),
+            (Builder::Int(b), Cell::UInt(v)) => b.append_option(i64::try_from(v).ok()),
+            (Builder::UInt(b), Cell::UInt(v)) => b.append_value(v),
+            (Builder::UInt(b), Cell::Int(v)) => b.append_option(u64::try_from(v).ok()),
+            (Builder::Bool(b), Cell::Bool(v)) => b.append_value(v),
+            (Builder::Str(b), Cell::Str(v)) => b.append_value(v),
+            (Builder::Timestamp(b), Cell::TimeNs(ns)) => {
+                b.append_option(i64::try_from(ns / 1000).ok())
+            }
+            (Builder::Int(b), _) => b.append_null(),
+            (Builder::UInt(b), _) => b.append_null(),
+            (Builder::Bool(b), _) => b.append_null(),
+            (Builder::Str(b), _) => b.append_null(),
+            (Builder::Timestamp(b), _) => b.append_null(),
+            (Builder::IntList(b), _) => b.append_null(),
+            (Builder::StrList(b), _) => b.append_null(),
+        }
+    }
+
+    /// Appends a string cell written by `write` into the scratch buffer.
+    #[inline]
+    pub fn push_display(&mut self, column: usize, value: impl std::fmt::Display) {
+        self.scratch.clear();
+        let _ = write!(self.scratch, "{value}");
+        if let Some(Builder::Str(b)) = self.builders.get_mut(column) {
+            b.append_value(&self.scratch);
+        } else {
+            self.push(column, Cell::Null);
+        }
+    }
+
+    /// Appends a list cell to a list column: `items` gives its elements (null elements
+    /// keep their place, so that parallel lists stay aligned). `None` is a null list.
+    pub fn push_list<'c>(
+        &mut self,
+        column: usize,
+        items: Option<impl IntoIterator<Item = Cell<'c>>>,
+    ) {
+        let Some(builder) = self.builders.get_mut(column) else {
+            return;
+        };
+        match (builder, items) {
+            (Builder::IntList(b), Some(items)) => {
+                for item in items {
+                    match item {
+                        Cell::Int(v) => b.values().append_value(v),
+                        Cell::UInt(v) => b.values().append_option(i64::try_from(v).ok()),
+                        _ => b.values().append_null(),
+                    }
+                }
+                b.append(true);
+            }
+            (Builder::StrList(b), Some(items)) => {
+                for item in items {
+                    match item {
+                        Cell::Str(v) => b.values().append_value(v),
+                        _ => b.values().append_null(),
+                    }
+                }
+                b.append(true);
+            }
+            (Builder::IntList(b), None) => b.append_null(),
+            (Builder::StrList(b), None) => b.append_null(),
+            (_, _) => self.push(column, Cell::Null),
+        }
+    }
+
+    /// The rows appended so far as one record batch; the table starts empty again.
+    pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
+        let arrays: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
+        RecordBatch::try_new(self.schema.clone(), arrays)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::Array;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+
+    #[test]
+    fn wrong_kinds_and_out_of_range_values_are_null_not_wrong() {
+        let columns = [
+            ColumnSpec::new("a", ColumnType::Int, ""),
+            ColumnSpec::new("b", ColumnType::Str, ""),
+        ];
+        let mut table = Table::new(&columns);
+        table.push(0, Cell::UInt(u64::MAX));
+        table.push(1, Cell::Int(3));
+        table.push(0, Cell::Int(-2));
+        table.push(1, Cell::Str("x"));
+        let batch = table.finish().expect("batch");
+        let a = batch.column(0).as_primitive::<Int64Type>();
+        assert!(a.is_null(0));
+        assert_eq!(a.value(1), -2);
+        let b = batch.column(1).as_string::<i32>();
+        assert!(b.is_null(0));
+        assert_eq!(b.value(1), "x");
+        assert_eq!(table.rows(), 0);
+    }
+
+    #[test]
+    fn list_elements_keep_their_places() {
+        let columns = [ColumnSpec::new("l", ColumnType::IntList, "")];
+        let mut table = Table::new(&columns);
+        table.push_list(0, Some([Cell::Int(1), Cell::Null, Cell::Int(3)]));
+        table.push_list(0, None::<[Cell<'_>; 0]>);
+        let batch = table.finish().expect("batch");
+        let list = batch.column(0).as_list::<i32>();
+        let first = list.value(0);
+        let first = first.as_primitive::<Int64Type>();
+        assert_eq!(first.len(), 3);
+        assert!(first.is_null(1));
+        assert!(list.is_null(1));
+    }
+}

@@ -1,0 +1,298 @@
+//! One capture's files in one dataset directory: written under hidden temporary names, split
+//! when a file passes its size limit, and renamed into place only when the whole capture is
+//! done, so that engines scanning the directory (which skip names starting with `.`) never
+//! see half a file or half a capture. Each capture adds its own files; nothing already in
+//! the directory is rewritten, so one process per capture can export into one directory.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::errors::ParquetError;
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+
+use crate::output::time::UtcDate;
+
+/// The version of the three datasets' columns, in every file's key-value metadata under
+/// `schema_version`. It changes when a column is renamed, retyped or removed.
+pub const SCHEMA_VERSION: &str = "1";
+
+/// How files are grouped into directories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Partitioning {
+    /// `capture_date=YYYY-MM-DD/`, the UTC date of the capture's first frame, Hive style:
+    /// DuckDB (`hive_partitioning`), Spark and Trino prune on it.
+    CaptureDate,
+    /// All files in the dataset's directory.
+    None,
+}
+
+#[derive(Debug, Clone)]
+pub struct DatasetOptions {
+    /// A file is closed, and the next one begun, once it passes this size.
+    pub max_file_bytes: u64,
+    pub partitioning: Partitioning,
+    /// Replace the files of an earlier export of the same capture instead of refusing.
+    pub replace: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{path}: {source}")]
+    Parquet { path: PathBuf, source: ParquetError },
+    #[error(
+        "{0} exists: this capture was exported into this directory before (--replace exports it again)"
+    )]
+    Exists(PathBuf),
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
+    move |source| ExportError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+struct OpenFile {
+    writer: ArrowWriter<File>,
+    temporary: PathBuf,
+    target: PathBuf,
+}
+
+/// One capture's part of one dataset.
+pub struct DatasetWriter {
+    root: PathBuf,
+    capture: String,
+    schema: SchemaRef,
+    properties: WriterProperties,
+    options: DatasetOptions,
+    directory: Option<PathBuf>,
+    open: Option<OpenFile>,
+    /// Finished files: (temporary, final) names.
+    finished: Vec<(PathBuf, PathBuf)>,
+    rows: u64,
+}
+
+impl DatasetWriter {
+    /// `root` is the dataset's directory (`DIR/packets`); `capture` names the capture
+    /// in file names and metadata.
+    pub fn new(
+        root: PathBuf,
+        dataset: &str,
+        capture: &str,
+        schema: SchemaRef,
+        options: DatasetOptions,
+    ) -> Self {
+        let metadata = vec![
+            KeyValue::new("schema_version".to_string(), SCHEMA_VERSION.to_string()),
+            KeyValue::new("rdmadump.dataset".to_string(), dataset.to_string()),
+            KeyValue::new("rdmadump.capture".to_string(), capture.to_string()),
+            KeyValue::new(
+                "rdmadump.version".to_string(),
+                env!("CARGO_PKG_VERSION").to_string(),
+            ),
+        ];
+        let properties = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            // Row groups are flushed as they fill, which bounds the memory a file in
+            // progress holds whatever the capture's size.
+            .set_max_row_group_bytes(Some(64 << 20))
+            .set_key_value_metadata(Some(metadata))
+            .set_created_by(format!("rdmadump {}", env!("CARGO_PKG_VERSION")))
+            .build();
+        DatasetWriter {
+            root,
+            capture: file_safe(capture),
+            schema,
+            properties,
+            options,
+            directory: None,
+            open: None,
+            finished: Vec::new(),
+            rows: 0,
+        }
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Writes a batch; `first_ts_ns` (the capture's first frame) places the files in their
+    /// partition when the first batch comes.
+    pub fn write(
+        &mut self,
+        batch: &RecordBatch,
+        first_ts_ns: Option<u64>,
+    ) -> Result<(), ExportError> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        if self.open.is_none() {
+            self.begin_file(first_ts_ns)?;
+        }
+        let Some(open) = &mut self.open else {
+            return Ok(());
+        };
+        open.writer
+            .write(batch)
+            .map_err(|source| ExportError::Parquet {
+                path: open.temporary.clone(),
+                source,
+            })?;
+        self.rows += batch.num_rows() as u64;
+        let size = open.writer.bytes_written() as u64 + open.writer.in_progress_size() as u64;
+        if size >= self.options.max_file_bytes {
+            self.end_file()?;
+        }
+        Ok(())
+    }
+
+    fn begin_file(&mut self, first_ts_ns: Option<u64>) -> Result<(), ExportError> {
+        let directory = match &self.directory {
+            Some(directory) => directory.clone(),
+            None => {
+                let directory = match self.options.partitioning {
+                    Partitioning::CaptureDate => self.root.join(match first_ts_ns {
+                        Some(ns) => format!("capture_date={}", UtcDate(ns)),
+                        None => "capture_date=__HIVE_DEFAULT_PARTITION__".to_string(),
+                    }),
+                    Partitioning::None => self.root.clone(),
+                };
+                fs::create_dir_all(&directory).map_err(io_error(&directory))?;
+                // Refuse early, before the work, rather than at the end.
+                let first = directory.join(self.file_name(0));
+                if first.exists() && !self.options.replace {
+                    return Err(ExportError::Exists(first));
+                }
+                self.directory = Some(directory.clone());
+                directory
+            }
+        };
+        let part = self.finished.len();
+        let target = directory.join(self.file_name(part));
+        let temporary = directory.join(format!(
+            ".{}.{}.tmp",
+            self.file_name(part),
+            std::process::id()
+        ));
+        let file = File::create(&temporary).map_err(io_error(&temporary))?;
+        let writer = ArrowWriter::try_new(file, self.schema.clone(), Some(self.properties.clone()))
+            .map_err(|source| ExportError::Parquet {
+                path: temporary.clone(),
+                source,
+            })?;
+        self.open = Some(OpenFile {
+            writer,
+            temporary,
+            target,
+        });
+        Ok(())
+    }
+
+    fn file_name(&self, part: usize) -> String {
+        format!("{}-{part:05}.parquet", self.capture)
+    }
+
+    fn end_file(&mut self) -> Result<(), ExportError> {
+        if let Some(open) = self.open.take() {
+            open.writer.close().map_err(|source| ExportError::Parquet {
+                path: open.temporary.clone(),
+                source,
+            })?;
+            self.finished.push((open.temporary, open.target));
+        }
+        Ok(())
+    }
+
+    /// Closes the last file. Nothing is visible until [`DatasetWriter::commit`].
+    pub fn finish(&mut self) -> Result<(), ExportError> {
+        self.end_file()
+    }
+
+    /// The final names that [`DatasetWriter::commit`] would take and that exist already.
+    pub fn conflicts(&self) -> Vec<PathBuf> {
+        if self.options.replace {
+            return Vec::new();
+        }
+        self.finished
+            .iter()
+            .filter(|(_, target)| target.exists())
+            .map(|(_, target)| target.clone())
+            .collect()
+    }
+
+    /// Renames the finished files into place; with `replace`, removes the parts of an
+    /// earlier export of this capture that the new one does not overwrite.
+    pub fn commit(mut self) -> Result<Vec<PathBuf>, ExportError> {
+        self.end_file()?;
+        let mut names = Vec::with_capacity(self.finished.len());
+        for (temporary, target) in std::mem::take(&mut self.finished) {
+            fs::rename(&temporary, &target).map_err(io_error(&target))?;
+            names.push(target);
+        }
+        if self.options.replace
+            && let Some(directory) = &self.directory
+        {
+            let mut part = names.len();
+            loop {
+                let stale = directory.join(self.file_name(part));
+                if fs::remove_file(&stale).is_err() {
+                    break;
+                }
+                part += 1;
+            }
+        }
+        Ok(names)
+    }
+}
+
+impl Drop for DatasetWriter {
+    /// A capture that was not committed leaves nothing behind.
+    fn drop(&mut self) {
+        if let Some(open) = self.open.take() {
+            drop(open.writer);
+            let _ = fs::remove_file(&open.temporary);
+        }
+        for (temporary, _) in self.finished.drain(..) {
+            let _ = fs::remove_file(&temporary);
+        }
+    }
+}
+
+/// A capture's name as it can appear in a file name.
+fn file_safe(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    match safe.trim_start_matches('.') {
+        "" => "capture".to_string(),
+        trimmed => trimmed.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_safe;
+
+    #[test]
+    fn file_names_are_safe_and_never_hidden() {
+        assert_eq!(file_safe("host 1/a.pcap"), "host_1_a.pcap");
+        assert_eq!(file_safe(".hidden.pcap"), "hidden.pcap");
+        assert_eq!(file_safe(""), "capture");
+    }
+}

@@ -1,0 +1,213 @@
+//! The `packets` dataset: one row per frame, one column per leaf of `read --json`, filled
+//! by the filter's field accessors so that a column and the filter field of the same name
+//! can never disagree.
+
+use std::sync::LazyLock;
+
+use super::columns::{Cell, ColumnSpec, ColumnType, Table};
+use crate::dissect::Packet;
+use crate::filter::{FIELDS, Field, MAX_ELEMENTS, Type, Value};
+use crate::wire::ethernet::Mac;
+
+/// Filter fields that are not leaves of the JSON: names for either end of a pair, a
+/// second name for a leaf, the presence of a whole header (a column of its own leaves
+/// says as much), and times that depend on what was read before.
+const NOT_COLUMNS: [&str; 10] = [
+    "frame_len",
+    "eth.addr",
+    "ip.addr",
+    "udp.port",
+    "tcp.port",
+    "lrh.lid",
+    "qp",
+    "eth.vlan",
+    "time_relative",
+    "time_delta",
+];
+
+/// Integer fields that use all 64 bits and so cannot be signed 64-bit columns.
+const FULL_WIDTH: [&str; 8] = [
+    "reth.va",
+    "atomic_eth.va",
+    "atomic_eth.swap",
+    "atomic_eth.compare",
+    "atomic_ack_eth.orig",
+    "mad.tid",
+    "cm.service_id",
+    "cm.local_ca_guid",
+];
+
+/// How many occurrences a repeated field has in a frame: a list column has one element per
+/// tag or tunnel, null where that one lacks the field, so that lists of one header line up.
+type Occurrences = fn(&Packet<'_>) -> usize;
+
+enum Source {
+    Capture,
+    Scalar(&'static Field),
+    List(&'static Field, Occurrences),
+}
+
+struct Column {
+    spec: ColumnSpec,
+    source: Source,
+}
+
+fn occurrences(field: &Field) -> Option<Occurrences> {
+    field.each?;
+    let name = field.name;
+    if name.starts_with("tunnel.") {
+        Some(|p| p.tunnels.len())
+    } else if name.starts_with("eth.vlan.") {
+        Some(|p| p.vlans.iter().count())
+    } else if name == "pfc.quanta" {
+        Some(|p| if p.pfc.is_some() { 8 } else { 0 })
+    } else {
+        None
+    }
+}
+
+fn is_header_presence(field: &Field) -> bool {
+    field.ty == Type::Bool && !field.name.contains('.') && field.name != "tunnel_too_deep"
+}
+
+static COLUMNS: LazyLock<Vec<Column>> = LazyLock::new(|| {
+    let mut columns = vec![Column {
+        spec: ColumnSpec::new(
+            "capture",
+            ColumnType::Str,
+            "the capture file's name, without its directory",
+        ),
+        source: Source::Capture,
+    }];
+    for field in FIELDS.iter() {
+        if NOT_COLUMNS.contains(&field.name) || is_header_presence(field) {
+            continue;
+        }
+        let list = occurrences(field);
+        let ty = match (field.ty, list.is_some()) {
+            (Type::Int, false) if FULL_WIDTH.contains(&field.name) => ColumnType::UInt,
+            (Type::Int, false) => ColumnType::Int,
+            (Type::Int, true) => ColumnType::IntList,
+            (Type::Bool, _) => ColumnType::Bool,
+            (Type::Time, _) => ColumnType::Timestamp,
+            (_, false) => ColumnType::Str,
+            (_, true) => ColumnType::StrList,
+        };
+        let about = match field.name {
+            "len" => "frame length on the wire in bytes",
+            "ts" => "capture time, to the microsecond (ts_ns has every nanosecond)",
+            _ => field.description,
+        };
+        columns.push(Column {
+            spec: ColumnSpec::new(column_name(field.name), ty, about),
+            source: match list {
+                Some(count) => Source::List(field, count),
+                None => Source::Scalar(field),
+            },
+        });
+    }
+    columns
+});
+
+/// A field's column name: `.` becomes `_`, as SQL engines want plain identifiers.
+pub fn column_name(field: &str) -> String {
+    field.replace('.', "_")
+}
+
+/// The columns of the `packets` dataset, in order.
+pub fn columns() -> Vec<ColumnSpec> {
+    COLUMNS.iter().map(|c| c.spec.clone()).collect()
+}
+
+/// Appends one frame as a row.
+pub fn push(table: &mut Table, capture: &str, pkt: &Packet<'_>) {
+    for (index, column) in COLUMNS.iter().enumerate() {
+        match &column.source {
+            Source::Capture => table.push(index, Cell::Str(capture)),
+            Source::Scalar(field) => push_value(table, index, (field.get)(pkt)),
+            Source::List(field, count) => push_list(table, index, field, *count, pkt),
+        }
+    }
+}
+
+fn push_value(table: &mut Table, index: usize, value: Option<Value>) {
+    match value {
+        None => table.push(index, Cell::Null),
+        Some(Value::Int(v)) => table.push(index, Cell::UInt(v)),
+        Some(Value::Bool(v)) => table.push(index, Cell::Bool(v)),
+        Some(Value::Str(v)) => table.push(index, Cell::Str(v)),
+        Some(Value::Time(ns)) => table.push(index, Cell::TimeNs(ns)),
+        Some(Value::Ip(ip)) => table.push_display(index, ip),
+        Some(Value::Mac(mac)) => table.push_display(index, Mac(mac)),
+    }
+}
+
+fn push_list(table: &mut Table, index: usize, field: &Field, count: Occurrences, pkt: &Packet<'_>) {
+    let n = count(pkt).min(MAX_ELEMENTS);
+    let Some(each) = field.each.filter(|_| n > 0) else {
+        table.push_list(index, None::<[Cell<'_>; 0]>);
+        return;
+    };
+    let mut values: [Option<Value>; MAX_ELEMENTS] = [None; MAX_ELEMENTS];
+    for (i, slot) in values.iter_mut().enumerate().take(n) {
+        *slot = each(pkt, i);
+    }
+    // Addresses are formatted one after another into the scratch buffer, then borrowed.
+    let mut text = std::mem::take(&mut table.scratch);
+    text.clear();
+    let mut ends = [0usize; MAX_ELEMENTS];
+    for (i, value) in values.iter().enumerate().take(n) {
+        use std::fmt::Write as _;
+        let _ = match value {
+            Some(Value::Ip(ip)) => write!(text, "{ip}"),
+            Some(Value::Mac(mac)) => write!(text, "{}", Mac(*mac)),
+            _ => Ok(()),
+        };
+        ends[i] = text.len();
+    }
+    let cells = values.iter().enumerate().take(n).map(|(i, value)| {
+        let start = if i == 0 { 0 } else { ends[i - 1] };
+        match value {
+            None => Cell::Null,
+            Some(Value::Int(v)) => Cell::UInt(*v),
+            Some(Value::Bool(v)) => Cell::Bool(*v),
+            Some(Value::Str(v)) => Cell::Str(v),
+            Some(Value::Time(ns)) => Cell::TimeNs(*ns),
+            Some(Value::Ip(_) | Value::Mac(_)) => Cell::Str(&text[start..ends[i]]),
+        }
+    });
+    let cells: smallvec::SmallVec<[Cell<'_>; MAX_ELEMENTS]> = cells.collect();
+    table.push_list(index, Some(cells));
+    table.scratch = text;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_names_are_unique_identifiers() {
+        let columns = columns();
+        let mut names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+        assert!(
+            names
+                .iter()
+                .all(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        );
+        let total = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), total, "two fields map to one column");
+    }
+
+    #[test]
+    fn every_repeated_field_is_a_list_or_deliberately_left_out() {
+        for field in FIELDS.iter().filter(|f| f.each.is_some()) {
+            assert!(
+                occurrences(field).is_some() || NOT_COLUMNS.contains(&field.name),
+                "{} occurs several times but has no list column",
+                field.name
+            );
+        }
+    }
+}
