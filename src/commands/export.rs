@@ -102,6 +102,64 @@ fn capture_name(given: Option<&str>, path: &Path) -> String {
     )
 }
 
+/// The packets dataset's writer, on a thread of its own when there are two: Parquet
+/// encoding and compression then run beside decoding and analysis.
+enum PacketSink {
+    Inline(DatasetWriter),
+    Background {
+        batches: std::sync::mpsc::SyncSender<(arrow_array::RecordBatch, Option<u64>)>,
+        writer: std::thread::JoinHandle<Result<DatasetWriter, ExportError>>,
+    },
+}
+
+impl PacketSink {
+    fn new(writer: DatasetWriter, threads: usize) -> Self {
+        if threads < 2 {
+            return PacketSink::Inline(writer);
+        }
+        // Two batches in flight bound the memory the queue holds.
+        let (batches, queue) = std::sync::mpsc::sync_channel(2);
+        let writer = std::thread::spawn(move || {
+            let mut writer = writer;
+            for (batch, first_ts) in queue {
+                writer.write(&batch, first_ts)?;
+            }
+            Ok(writer)
+        });
+        PacketSink::Background { batches, writer }
+    }
+
+    fn write(
+        &mut self,
+        batch: arrow_array::RecordBatch,
+        first_ts: Option<u64>,
+    ) -> anyhow::Result<()> {
+        match self {
+            PacketSink::Inline(writer) => Ok(writer.write(&batch, first_ts)?),
+            PacketSink::Background { batches, .. } => {
+                if batches.send((batch, first_ts)).is_err() {
+                    // The writer stopped on an error, which `finish` returns.
+                    bail!("the packets writer stopped");
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(self) -> anyhow::Result<DatasetWriter> {
+        match self {
+            PacketSink::Inline(writer) => Ok(writer),
+            PacketSink::Background { batches, writer } => {
+                drop(batches);
+                match writer.join() {
+                    Ok(result) => Ok(result?),
+                    Err(_) => bail!("the packets writer panicked"),
+                }
+            }
+        }
+    }
+}
+
 struct Datasets {
     packets: DatasetWriter,
     connections: DatasetWriter,
@@ -182,7 +240,17 @@ fn export_capture(
     let paths = [path.to_path_buf()];
     let window = super::time_window(&args.input, &paths);
     let mut analyzer = Analyzer::new(super::analysis_config(&args.analysis));
-    let mut datasets = Datasets::new(&args.output, name, options);
+    let Datasets {
+        packets: packet_writer,
+        connections,
+        events: event_writer,
+    } = Datasets::new(&args.output, name, options);
+    let threads = args
+        .input
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut packet_sink = PacketSink::new(packet_writer, threads);
+    let mut event_writer = event_writer;
     let mut table = Table::new(&packets::columns());
     let event_schema = rows::event_schema();
     let mut events = Events {
@@ -214,20 +282,12 @@ fn export_capture(
                 if selected.next_if_eq(&i).is_some() {
                     packets::push(&mut table, name, pkt);
                     if table.rows() >= BATCH_ROWS {
-                        datasets
-                            .packets
-                            .write(&table.finish()?, analyzer.first_ts)?;
+                        packet_sink.write(table.finish()?, analyzer.first_ts)?;
                     }
                 }
             }
             if analyzer.anomalies.kept.len() >= BATCH_ROWS {
-                events.drain(
-                    &mut analyzer,
-                    name,
-                    &files,
-                    &mut datasets.events,
-                    &mut unknown,
-                )?;
+                events.drain(&mut analyzer, name, &files, &mut event_writer, &mut unknown)?;
             }
             Ok(ControlFlow::Continue(()))
         },
@@ -238,7 +298,12 @@ fn export_capture(
     }
     analyzer.finish();
     let first_ts = analyzer.first_ts;
-    datasets.packets.write(&table.finish()?, first_ts)?;
+    packet_sink.write(table.finish()?, first_ts)?;
+    let mut datasets = Datasets {
+        packets: packet_sink.finish()?,
+        connections,
+        events: event_writer,
+    };
     events.drain(
         &mut analyzer,
         name,

@@ -8,6 +8,8 @@ mod connections;
 mod expected_fixtures;
 #[cfg(feature = "export")]
 mod export;
+#[cfg(feature = "export")]
+mod export_engines;
 mod fields_extract;
 mod filter_diff;
 mod filter_limits;

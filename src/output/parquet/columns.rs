@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    ArrayBuilder, BooleanBuilder, Int64Builder, ListBuilder, StringBuilder,
-    TimestampMicrosecondBuilder, UInt64Builder,
+    BooleanBuilder, Int64Builder, ListBuilder, StringBuilder, TimestampMicrosecondBuilder,
+    UInt64Builder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -126,15 +126,15 @@ impl Builder {
         }
     }
 
-    fn len(&self) -> usize {
+    fn append_nulls(&mut self, n: usize) {
         match self {
-            Builder::Int(b) => b.len(),
-            Builder::UInt(b) => b.len(),
-            Builder::Bool(b) => b.len(),
-            Builder::Str(b) => b.len(),
-            Builder::Timestamp(b) => b.len(),
-            Builder::IntList(b) => b.len(),
-            Builder::StrList(b) => b.len(),
+            Builder::Int(b) => b.append_nulls(n),
+            Builder::UInt(b) => b.append_nulls(n),
+            Builder::Bool(b) => b.append_nulls(n),
+            Builder::Str(b) => b.append_nulls(n),
+            Builder::Timestamp(b) => b.append_nulls(n),
+            Builder::IntList(b) => b.append_nulls(n),
+            Builder::StrList(b) => b.append_nulls(n),
         }
     }
 }
@@ -154,7 +154,13 @@ pub enum Cell<'a> {
 /// The rows of one record batch being built, column by column.
 pub struct Table {
     schema: SchemaRef,
+    types: Vec<ColumnType>,
     builders: Vec<Builder>,
+    /// Nulls owed to each column, appended in one run when a value or the end of the batch
+    /// comes: most columns of most rows are null (a RoCE frame has no MAD, no tunnel, no
+    /// LRH), and a run costs what one null does.
+    owed: Vec<usize>,
+    rows: usize,
     /// Where a string made from a value (an address) is written before it is copied into
     /// its column, so that formatting allocates nothing once it has grown.
     pub scratch: String,
@@ -164,7 +170,10 @@ impl Table {
     pub fn new(columns: &[ColumnSpec]) -> Self {
         Table {
             schema: schema_of(columns),
+            types: columns.iter().map(|c| c.ty).collect(),
             builders: columns.iter().map(|c| Builder::new(c.ty)).collect(),
+            owed: vec![0; columns.len()],
+            rows: 0,
             scratch: String::new(),
         }
     }
@@ -173,16 +182,45 @@ impl Table {
         &self.schema
     }
 
-    /// Rows appended since the last batch.
+    /// Rows ended since the last batch.
     pub fn rows(&self) -> usize {
-        self.builders.first().map_or(0, Builder::len)
+        self.rows
+    }
+
+    /// Ends a row: every column must have had one cell (a value, or a null).
+    pub fn end_row(&mut self) {
+        self.rows += 1;
+    }
+
+    /// Appends a null to column `column`.
+    #[inline]
+    pub fn null(&mut self, column: usize) {
+        if let Some(owed) = self.owed.get_mut(column) {
+            *owed += 1;
+        }
+    }
+
+    /// The builder of `column`, with the nulls it is owed appended.
+    #[inline]
+    fn builder(&mut self, column: usize) -> Option<&mut Builder> {
+        let owed = self.owed.get_mut(column)?;
+        let builder = self.builders.get_mut(column)?;
+        if *owed > 0 {
+            builder.append_nulls(*owed);
+            *owed = 0;
+        }
+        Some(builder)
     }
 
     /// Appends one cell to column `column`. A value of the wrong kind for the column is
     /// written as null, never as something it is not.
     #[inline]
     pub fn push(&mut self, column: usize, cell: Cell<'_>) {
-        let Some(builder) = self.builders.get_mut(column) else {
+        if matches!(cell, Cell::Null) {
+            self.null(column);
+            return;
+        }
+        let Some(builder) = self.builder(column) else {
             return;
         };
         match (builder, cell) {
@@ -208,13 +246,17 @@ impl Table {
     /// Appends a string cell written by `write` into the scratch buffer.
     #[inline]
     pub fn push_display(&mut self, column: usize, value: impl std::fmt::Display) {
-        self.scratch.clear();
-        let _ = write!(self.scratch, "{value}");
-        if let Some(Builder::Str(b)) = self.builders.get_mut(column) {
-            b.append_value(&self.scratch);
-        } else {
-            self.push(column, Cell::Null);
+        if self.types.get(column) != Some(&ColumnType::Str) {
+            self.null(column);
+            return;
         }
+        let mut text = std::mem::take(&mut self.scratch);
+        text.clear();
+        let _ = write!(text, "{value}");
+        if let Some(Builder::Str(b)) = self.builder(column) {
+            b.append_value(&text);
+        }
+        self.scratch = text;
     }
 
     /// Appends a list cell to a list column: `items` gives its elements (null elements
@@ -224,7 +266,11 @@ impl Table {
         column: usize,
         items: Option<impl IntoIterator<Item = Cell<'c>>>,
     ) {
-        let Some(builder) = self.builders.get_mut(column) else {
+        if items.is_none() {
+            self.null(column);
+            return;
+        }
+        let Some(builder) = self.builder(column) else {
             return;
         };
         match (builder, items) {
@@ -247,14 +293,16 @@ impl Table {
                 }
                 b.append(true);
             }
-            (Builder::IntList(b), None) => b.append_null(),
-            (Builder::StrList(b), None) => b.append_null(),
-            (_, _) => self.push(column, Cell::Null),
+            (builder, _) => builder.append_nulls(1),
         }
     }
 
     /// The rows appended so far as one record batch; the table starts empty again.
     pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
+        for column in 0..self.builders.len() {
+            self.builder(column);
+        }
+        self.rows = 0;
         let arrays: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
         RecordBatch::try_new(self.schema.clone(), arrays)
     }
@@ -276,8 +324,10 @@ mod tests {
         let mut table = Table::new(&columns);
         table.push(0, Cell::UInt(u64::MAX));
         table.push(1, Cell::Int(3));
+        table.end_row();
         table.push(0, Cell::Int(-2));
         table.push(1, Cell::Str("x"));
+        table.end_row();
         let batch = table.finish().expect("batch");
         let a = batch.column(0).as_primitive::<Int64Type>();
         assert!(a.is_null(0));
@@ -293,7 +343,9 @@ mod tests {
         let columns = [ColumnSpec::new("l", ColumnType::IntList, "")];
         let mut table = Table::new(&columns);
         table.push_list(0, Some([Cell::Int(1), Cell::Null, Cell::Int(3)]));
+        table.end_row();
         table.push_list(0, None::<[Cell<'_>; 0]>);
+        table.end_row();
         let batch = table.finish().expect("batch");
         let list = batch.column(0).as_list::<i32>();
         let first = list.value(0);

@@ -50,6 +50,15 @@ enum Source {
 struct Column {
     spec: ColumnSpec,
     source: Source,
+    /// The header whose presence field must hold for the column to have a value (an index
+    /// into [`PacketColumns::headers`]): a frame without it skips the column's accessor.
+    header: Option<usize>,
+}
+
+struct PacketColumns {
+    columns: Vec<Column>,
+    /// The header presence fields (`eth`, `bth`, `mad`...).
+    headers: Vec<&'static Field>,
 }
 
 fn occurrences(field: &Field) -> Option<Occurrences> {
@@ -70,7 +79,12 @@ fn is_header_presence(field: &Field) -> bool {
     field.ty == Type::Bool && !field.name.contains('.') && field.name != "tunnel_too_deep"
 }
 
-static COLUMNS: LazyLock<Vec<Column>> = LazyLock::new(|| {
+static COLUMNS: LazyLock<PacketColumns> = LazyLock::new(|| {
+    let headers: Vec<&'static Field> = FIELDS.iter().filter(|f| is_header_presence(f)).collect();
+    let header_of = |name: &str| {
+        let first = name.split('.').next().unwrap_or(name);
+        headers.iter().position(|h| h.name == first)
+    };
     let mut columns = vec![Column {
         spec: ColumnSpec::new(
             "capture",
@@ -78,6 +92,7 @@ static COLUMNS: LazyLock<Vec<Column>> = LazyLock::new(|| {
             "the capture file's name, without its directory",
         ),
         source: Source::Capture,
+        header: None,
     }];
     for field in FIELDS.iter() {
         if NOT_COLUMNS.contains(&field.name) || is_header_presence(field) {
@@ -104,9 +119,10 @@ static COLUMNS: LazyLock<Vec<Column>> = LazyLock::new(|| {
                 Some(count) => Source::List(field, count),
                 None => Source::Scalar(field),
             },
+            header: header_of(field.name),
         });
     }
-    columns
+    PacketColumns { columns, headers }
 });
 
 /// A field's column name: `.` becomes `_`, as SQL engines want plain identifiers.
@@ -116,18 +132,31 @@ pub fn column_name(field: &str) -> String {
 
 /// The columns of the `packets` dataset, in order.
 pub fn columns() -> Vec<ColumnSpec> {
-    COLUMNS.iter().map(|c| c.spec.clone()).collect()
+    COLUMNS.columns.iter().map(|c| c.spec.clone()).collect()
 }
 
 /// Appends one frame as a row.
 pub fn push(table: &mut Table, capture: &str, pkt: &Packet<'_>) {
-    for (index, column) in COLUMNS.iter().enumerate() {
+    let all = &*COLUMNS;
+    let mut present = [false; 64];
+    for (slot, header) in present.iter_mut().zip(&all.headers) {
+        *slot = (header.get)(pkt).is_some();
+    }
+    for (index, column) in all.columns.iter().enumerate() {
+        if column
+            .header
+            .is_some_and(|h| !present.get(h).copied().unwrap_or(true))
+        {
+            table.null(index);
+            continue;
+        }
         match &column.source {
             Source::Capture => table.push(index, Cell::Str(capture)),
             Source::Scalar(field) => push_value(table, index, (field.get)(pkt)),
             Source::List(field, count) => push_list(table, index, field, *count, pkt),
         }
     }
+    table.end_row();
 }
 
 fn push_value(table: &mut Table, index: usize, value: Option<Value>) {
@@ -198,6 +227,11 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), total, "two fields map to one column");
+    }
+
+    #[test]
+    fn there_are_few_enough_headers_to_track() {
+        assert!(COLUMNS.headers.len() <= 64);
     }
 
     #[test]

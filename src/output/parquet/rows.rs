@@ -18,18 +18,18 @@ pub struct RowColumn {
 /// A dataset's columns and where each finds its value.
 pub struct RowSchema {
     pub columns: Vec<RowColumn>,
-    by_key: HashMap<String, usize>,
+    /// The columns each key fills: `ts_ns` fills both `ts_ns` and the timestamp `ts`.
+    by_key: HashMap<String, Vec<usize>>,
     /// Flattened keys that are known and deliberately not columns.
     ignored: &'static [&'static str],
 }
 
 impl RowSchema {
     fn new(columns: Vec<RowColumn>, ignored: &'static [&'static str]) -> Self {
-        let by_key = columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.key.clone(), i))
-            .collect();
+        let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, column) in columns.iter().enumerate() {
+            by_key.entry(column.key.clone()).or_default().push(i);
+        }
         RowSchema {
             columns,
             by_key,
@@ -56,7 +56,11 @@ impl RowSchema {
         let mut unknown = Vec::new();
         for (key, leaf) in row {
             match self.by_key.get(key.as_str()) {
-                Some(&i) => cells[i] = Some(leaf),
+                Some(targets) => {
+                    for &i in targets {
+                        cells[i] = Some(leaf);
+                    }
+                }
                 None if self.ignored.contains(&key.as_str()) => {}
                 // A null distribution or object: its columns stay null.
                 None if matches!(leaf, Leaf::Scalar(Value::Null)) && self.is_group(key) => {}
@@ -72,9 +76,10 @@ impl RowSchema {
                     table.push(i, v.as_u64().map_or(Cell::Null, Cell::TimeNs));
                 }
                 Some(Leaf::Scalar(v)) => table.push(i, cell(Some(v))),
-                None => table.push(i, Cell::Null),
+                None => table.null(i),
             }
         }
+        table.end_row();
         unknown
     }
 }
