@@ -696,7 +696,7 @@ pub static FIELDS: &[Field] = &[
         .map(|m| m.header.attr_mod())),
     boolean!(
         "mad.dr.d",
-        "directed-route SMP direction bit: the response is returning",
+        "directed-route SMP D bit: true on the way back",
         |p| dr(p).map(|h| h.direction())
     ),
     int!(
@@ -765,7 +765,7 @@ pub static FIELDS: &[Field] = &[
     }),
     int!(
         "mad.node_info.local_port_num",
-        "NodeInfo the port the SMP came in on",
+        "NodeInfo local port number: the port the SMP came in on",
         |p| node_info(p).map(|n| n.local_port_num())
     ),
     int!("mad.node_info.vendor_id", "NodeInfo vendor OUI", |p| {
@@ -791,7 +791,7 @@ pub static FIELDS: &[Field] = &[
     ),
     int!(
         "mad.port_info.local_port_num",
-        "PortInfo the port the SMP came in on",
+        "PortInfo local port number",
         |p| port_info(p).map(|i| i.local_port_num())
     ),
     int!(
@@ -1232,12 +1232,14 @@ pub static FIELDS: &[Field] = &[
     ),
     int!(
         "cm.ip_cm.port_space",
-        "CM REQ RDMA IP CM port space (0x06 TCP, 0x11 UDP, 0x02 IB, 0x01 IPoIB)",
+        "CM REQ RDMA IP CM port space from the service ID (0x06 TCP, 0x11 UDP, 0x3f IB)",
         |p| ip_cm(p).map(|(space, _, _)| space)
     ),
-    int!("cm.ip_cm.port", "CM REQ RDMA IP CM destination port", |p| {
-        ip_cm(p).map(|(_, port, _)| port)
-    }),
+    int!(
+        "cm.ip_cm.port",
+        "CM REQ RDMA IP CM destination port (from the service ID)",
+        |p| { ip_cm(p).map(|(_, port, _)| port) }
+    ),
     int!(
         "cm.ip_cm.major_version",
         "CM REQ RDMA IP CM major version",
