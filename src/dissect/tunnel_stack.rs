@@ -78,6 +78,67 @@ impl<'a> Encap<'a> {
             _ => None,
         }
     }
+
+    pub fn erspan_cos(&self) -> Option<u8> {
+        match self {
+            Encap::ErspanII(_, h) => Some(h.cos()),
+            Encap::ErspanIII(_, h, _) => Some(h.cos()),
+            _ => None,
+        }
+    }
+
+    /// Type II only: the port the frame was mirrored from.
+    pub fn erspan_index(&self) -> Option<u32> {
+        match self {
+            Encap::ErspanII(_, h) => Some(h.index()),
+            _ => None,
+        }
+    }
+
+    /// Type III only: `ingress` or `egress`.
+    pub fn erspan_direction(&self) -> Option<&'static str> {
+        match self {
+            Encap::ErspanIII(_, h, _) => Some(h.direction()),
+            _ => None,
+        }
+    }
+
+    pub fn erspan_timestamp(&self) -> Option<u32> {
+        match self {
+            Encap::ErspanIII(_, h, _) => Some(h.timestamp()),
+            _ => None,
+        }
+    }
+
+    pub fn erspan_hw_id(&self) -> Option<u8> {
+        match self {
+            Encap::ErspanIII(_, h, _) => Some(h.hw_id()),
+            _ => None,
+        }
+    }
+
+    /// Type III with the optional platform subheader only.
+    pub fn erspan_platform_id(&self) -> Option<u8> {
+        match self {
+            Encap::ErspanIII(_, _, Some(platform)) => Some(platform.platform_id()),
+            _ => None,
+        }
+    }
+
+    /// The outer UDP header of a VXLAN tunnel.
+    pub fn vxlan_udp(&self) -> Option<UdpHeader<'a>> {
+        match self {
+            Encap::Vxlan(udp, _) => Some(*udp),
+            _ => None,
+        }
+    }
+
+    pub fn vxlan_flags(&self) -> Option<u8> {
+        match self {
+            Encap::Vxlan(_, h) => Some(h.flags()),
+            _ => None,
+        }
+    }
 }
 
 /// One tunnel layer: the outer headers that carried it, and the encapsulation itself.

@@ -6,8 +6,11 @@ use std::net::IpAddr;
 
 use crate::dissect::{Packet, Upper};
 use crate::wire::aeth::{self, Syndrome};
-use crate::wire::mad::cm::{Cm, CmMsg};
+use crate::wire::mad::MadHeader;
+use crate::wire::mad::cm::{Cm, CmMsg, IpCm};
 use crate::wire::mad::names;
+use crate::wire::mad::sa::PathRecord;
+use crate::wire::mad::smp::{NodeInfo, PortInfo, SmInfo, SmpAttr, SmpBody};
 use crate::wire::opcode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -691,6 +694,418 @@ pub static FIELDS: &[Field] = &[
     int!("mad.attr_mod", "MAD attribute modifier", |p| p
         .mad
         .map(|m| m.header.attr_mod())),
+    boolean!(
+        "mad.dr.d",
+        "directed-route SMP D bit: true on the way back",
+        |p| dr(p).map(|h| h.direction())
+    ),
+    int!(
+        "mad.dr.hop_pointer",
+        "directed-route SMP hop pointer",
+        |p| dr(p).map(|h| h.hop_pointer())
+    ),
+    int!("mad.dr.hop_count", "directed-route SMP hop count", |p| dr(
+        p
+    )
+    .map(|h| h.hop_count())),
+    int!(
+        "mad.dr.dr_slid",
+        "directed-route SMP DrSLID (where the return path starts)",
+        |p| dr_smp(p).map(|s| s.dr_slid())
+    ),
+    int!("mad.dr.dr_dlid", "directed-route SMP DrDLID", |p| dr_smp(p)
+        .map(|s| s.dr_dlid())),
+    int!("mad.m_key", "SMP management key", |p| p
+        .mad
+        .and_then(|m| m.smp())
+        .map(|s| s.m_key())),
+    int!(
+        "mad.node_info.base_version",
+        "NodeInfo MAD base version the node supports",
+        |p| node_info(p).map(|n| n.base_version())
+    ),
+    int!(
+        "mad.node_info.class_version",
+        "NodeInfo SMP class version the node supports",
+        |p| node_info(p).map(|n| n.class_version())
+    ),
+    int!(
+        "mad.node_info.node_type",
+        "NodeInfo node type: 1 CA, 2 switch, 3 router",
+        |p| node_info(p).map(|n| n.node_type())
+    ),
+    int!(
+        "mad.node_info.num_ports",
+        "NodeInfo number of physical ports",
+        |p| node_info(p).map(|n| n.num_ports())
+    ),
+    int!(
+        "mad.node_info.system_image_guid",
+        "NodeInfo system image GUID",
+        |p| node_info(p).map(|n| n.system_image_guid())
+    ),
+    int!("mad.node_info.node_guid", "NodeInfo node GUID", |p| {
+        node_info(p).map(|n| n.node_guid())
+    }),
+    int!(
+        "mad.node_info.port_guid",
+        "NodeInfo GUID of the port the SMP came in on",
+        |p| node_info(p).map(|n| n.port_guid())
+    ),
+    int!(
+        "mad.node_info.partition_cap",
+        "NodeInfo partition table entries per port",
+        |p| node_info(p).map(|n| n.partition_cap())
+    ),
+    int!("mad.node_info.device_id", "NodeInfo device ID", |p| {
+        node_info(p).map(|n| n.device_id())
+    }),
+    int!("mad.node_info.revision", "NodeInfo device revision", |p| {
+        node_info(p).map(|n| n.revision())
+    }),
+    int!(
+        "mad.node_info.local_port_num",
+        "NodeInfo local port number: the port the SMP came in on",
+        |p| node_info(p).map(|n| n.local_port_num())
+    ),
+    int!("mad.node_info.vendor_id", "NodeInfo vendor OUI", |p| {
+        node_info(p).map(|n| n.vendor_id())
+    }),
+    int!("mad.port_info.m_key", "PortInfo management key", |p| {
+        port_info(p).map(|i| i.m_key())
+    }),
+    int!("mad.port_info.gid_prefix", "PortInfo GID prefix", |p| {
+        port_info(p).map(|i| i.gid_prefix())
+    }),
+    int!("mad.port_info.lid", "PortInfo base LID", |p| port_info(p)
+        .map(|i| i.lid())),
+    int!(
+        "mad.port_info.master_sm_lid",
+        "PortInfo master SM LID",
+        |p| port_info(p).map(|i| i.master_sm_lid())
+    ),
+    int!(
+        "mad.port_info.capability_mask",
+        "PortInfo capability mask",
+        |p| port_info(p).map(|i| i.capability_mask())
+    ),
+    int!(
+        "mad.port_info.local_port_num",
+        "PortInfo local port number",
+        |p| port_info(p).map(|i| i.local_port_num())
+    ),
+    int!(
+        "mad.port_info.link_width_active",
+        "PortInfo active link width",
+        |p| port_info(p).map(|i| i.link_width_active())
+    ),
+    int!(
+        "mad.port_info.link_speed_active",
+        "PortInfo active link speed",
+        |p| port_info(p).map(|i| i.link_speed_active())
+    ),
+    int!(
+        "mad.port_info.port_state",
+        "PortInfo port state: 1 down, 2 init, 3 armed, 4 active",
+        |p| port_info(p).map(|i| i.port_state())
+    ),
+    int!(
+        "mad.port_info.port_phys_state",
+        "PortInfo physical port state",
+        |p| port_info(p).map(|i| i.port_phys_state())
+    ),
+    int!("mad.port_info.lmc", "PortInfo LID mask control", |p| {
+        port_info(p).map(|i| i.lmc())
+    }),
+    int!(
+        "mad.port_info.neighbor_mtu",
+        "PortInfo neighbor MTU code",
+        |p| port_info(p).map(|i| i.neighbor_mtu())
+    ),
+    int!(
+        "mad.port_info.master_sm_sl",
+        "PortInfo master SM service level",
+        |p| port_info(p).map(|i| i.master_sm_sl())
+    ),
+    int!(
+        "mad.port_info.mtu_cap",
+        "PortInfo MTU capability code",
+        |p| port_info(p).map(|i| i.mtu_cap())
+    ),
+    int!("mad.sm_info.guid", "SMInfo GUID of the SM", |p| sm_info(p)
+        .map(|i| i.guid())),
+    int!("mad.sm_info.sm_key", "SMInfo SM key", |p| sm_info(p)
+        .map(|i| i.sm_key())),
+    int!("mad.sm_info.act_count", "SMInfo activity counter", |p| {
+        sm_info(p).map(|i| i.act_count())
+    }),
+    int!("mad.sm_info.priority", "SMInfo priority", |p| sm_info(p)
+        .map(|i| i.priority())),
+    int!("mad.sm_info.sm_state", "SMInfo SM state", |p| sm_info(p)
+        .map(|i| i.sm_state())),
+    int!("mad.sa.rmpp_type", "SubnAdm RMPP type", |p| p
+        .mad
+        .and_then(|m| m.sa())
+        .map(|s| s.rmpp_type())),
+    int!("mad.sa.rmpp_flags", "SubnAdm RMPP flags", |p| p
+        .mad
+        .and_then(|m| m.sa())
+        .map(|s| s.rmpp_flags())),
+    int!("mad.sa.rmpp_status", "SubnAdm RMPP status", |p| p
+        .mad
+        .and_then(|m| m.sa())
+        .map(|s| s.rmpp_status())),
+    int!("mad.sa.sm_key", "SubnAdm SM key", |p| p
+        .mad
+        .and_then(|m| m.sa())
+        .map(|s| s.sm_key())),
+    int!(
+        "mad.sa.attr_offset",
+        "SubnAdm attribute offset, in 8-byte words",
+        |p| p.mad.and_then(|m| m.sa()).map(|s| s.attr_offset())
+    ),
+    int!(
+        "mad.sa.component_mask",
+        "SubnAdm component mask: which record fields the query sets",
+        |p| p.mad.and_then(|m| m.sa()).map(|s| s.component_mask())
+    ),
+    ip!(
+        "mad.path_record.dgid",
+        "PathRecord destination GID (the first record)",
+        |p| path_record(p).map(|r| r.dgid())
+    ),
+    ip!(
+        "mad.path_record.sgid",
+        "PathRecord source GID (the first record)",
+        |p| path_record(p).map(|r| r.sgid())
+    ),
+    int!(
+        "mad.path_record.dlid",
+        "PathRecord destination LID (the first record)",
+        |p| path_record(p).map(|r| r.dlid())
+    ),
+    int!(
+        "mad.path_record.slid",
+        "PathRecord source LID (the first record)",
+        |p| path_record(p).map(|r| r.slid())
+    ),
+    boolean!(
+        "mad.path_record.raw_traffic",
+        "PathRecord raw traffic bit (the first record)",
+        |p| path_record(p).map(|r| r.raw_traffic())
+    ),
+    int!(
+        "mad.path_record.flow_label",
+        "PathRecord flow label (the first record)",
+        |p| path_record(p).map(|r| r.flow_label())
+    ),
+    int!(
+        "mad.path_record.hop_limit",
+        "PathRecord hop limit (the first record)",
+        |p| path_record(p).map(|r| r.hop_limit())
+    ),
+    int!(
+        "mad.path_record.tclass",
+        "PathRecord traffic class (the first record)",
+        |p| path_record(p).map(|r| r.tclass())
+    ),
+    boolean!(
+        "mad.path_record.reversible",
+        "PathRecord reversible bit (the first record)",
+        |p| path_record(p).map(|r| r.reversible())
+    ),
+    int!(
+        "mad.path_record.num_path",
+        "PathRecord number of paths asked for (the first record)",
+        |p| path_record(p).map(|r| r.num_path())
+    ),
+    int!(
+        "mad.path_record.pkey",
+        "PathRecord partition key (the first record)",
+        |p| path_record(p).map(|r| r.pkey())
+    ),
+    int!(
+        "mad.path_record.sl",
+        "PathRecord service level (the first record)",
+        |p| path_record(p).map(|r| r.sl())
+    ),
+    int!(
+        "mad.path_record.mtu_selector",
+        "PathRecord MTU selector (the first record)",
+        |p| path_record(p).map(|r| r.mtu_selector())
+    ),
+    int!(
+        "mad.path_record.mtu",
+        "PathRecord MTU code (the first record)",
+        |p| path_record(p).map(|r| r.mtu())
+    ),
+    int!(
+        "mad.path_record.mtu_bytes",
+        "PathRecord MTU in bytes; absent for a reserved code (the first record)",
+        |p| path_record(p).and_then(|r| names::mtu_bytes(r.mtu()))
+    ),
+    int!(
+        "mad.path_record.rate_selector",
+        "PathRecord rate selector (the first record)",
+        |p| path_record(p).map(|r| r.rate_selector())
+    ),
+    int!(
+        "mad.path_record.rate",
+        "PathRecord rate code (the first record)",
+        |p| path_record(p).map(|r| r.rate())
+    ),
+    int!(
+        "mad.path_record.packet_lifetime_selector",
+        "PathRecord packet lifetime selector (the first record)",
+        |p| path_record(p).map(|r| r.packet_lifetime_selector())
+    ),
+    int!(
+        "mad.path_record.packet_lifetime",
+        "PathRecord packet lifetime (the first record)",
+        |p| path_record(p).map(|r| r.packet_lifetime())
+    ),
+    int!(
+        "mad.path_record.preference",
+        "PathRecord preference (the first record)",
+        |p| path_record(p).map(|r| r.preference())
+    ),
+    int!(
+        "mad.port_counters.port_select",
+        "PortCounters port the counters are of",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.port_select())
+    ),
+    int!(
+        "mad.port_counters.counter_select",
+        "PortCounters counters to clear (Set)",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.counter_select())
+    ),
+    int!(
+        "mad.port_counters.symbol_errors",
+        "PortCounters symbol errors",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.symbol_errors())
+    ),
+    int!(
+        "mad.port_counters.link_error_recovery",
+        "PortCounters link error recoveries",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.link_error_recovery())
+    ),
+    int!(
+        "mad.port_counters.link_downed",
+        "PortCounters link downed count",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.link_downed())
+    ),
+    int!(
+        "mad.port_counters.rcv_errors",
+        "PortCounters receive errors",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.rcv_errors())
+    ),
+    int!(
+        "mad.port_counters.rcv_remote_physical_errors",
+        "PortCounters remote physical errors received",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.rcv_remote_physical_errors())
+    ),
+    int!(
+        "mad.port_counters.rcv_switch_relay_errors",
+        "PortCounters switch relay errors",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.rcv_switch_relay_errors())
+    ),
+    int!(
+        "mad.port_counters.xmit_discards",
+        "PortCounters transmit discards",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.xmit_discards())
+    ),
+    int!(
+        "mad.port_counters.xmit_constraint_errors",
+        "PortCounters transmit constraint errors",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.xmit_constraint_errors())
+    ),
+    int!(
+        "mad.port_counters.rcv_constraint_errors",
+        "PortCounters receive constraint errors",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.rcv_constraint_errors())
+    ),
+    int!(
+        "mad.port_counters.local_link_integrity_errors",
+        "PortCounters local link integrity errors",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.local_link_integrity_errors())
+    ),
+    int!(
+        "mad.port_counters.excessive_buffer_overrun_errors",
+        "PortCounters excessive buffer overrun errors",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.excessive_buffer_overrun_errors())
+    ),
+    int!(
+        "mad.port_counters.vl15_dropped",
+        "PortCounters VL15 packets dropped",
+        |p| p
+            .mad
+            .and_then(|m| m.port_counters())
+            .map(|c| c.vl15_dropped())
+    ),
+    int!(
+        "mad.port_counters.xmit_data",
+        "PortCounters data transmitted, in 4-byte words",
+        |p| p.mad.and_then(|m| m.port_counters()).map(|c| c.xmit_data())
+    ),
+    int!(
+        "mad.port_counters.rcv_data",
+        "PortCounters data received, in 4-byte words",
+        |p| p.mad.and_then(|m| m.port_counters()).map(|c| c.rcv_data())
+    ),
+    int!(
+        "mad.port_counters.xmit_pkts",
+        "PortCounters packets transmitted",
+        |p| p.mad.and_then(|m| m.port_counters()).map(|c| c.xmit_pkts())
+    ),
+    int!(
+        "mad.port_counters.rcv_pkts",
+        "PortCounters packets received",
+        |p| p.mad.and_then(|m| m.port_counters()).map(|c| c.rcv_pkts())
+    ),
+    int!(
+        "mad.port_counters.xmit_wait",
+        "PortCounters ticks waiting to transmit",
+        |p| p.mad.and_then(|m| m.port_counters()).map(|c| c.xmit_wait())
+    ),
     string!(
         "cm.msg",
         "CM message: req, mra, rej, rep, rtu, dreq, drep, sidr_req, sidr_rep, lap, apr",
@@ -815,6 +1230,46 @@ pub static FIELDS: &[Field] = &[
         "CM REQ primary path local ACK timeout",
         |p| req(p).map(|r| r.primary_local_ack_timeout())
     ),
+    int!(
+        "cm.ip_cm.port_space",
+        "CM REQ RDMA IP CM port space from the service ID (0x06 TCP, 0x11 UDP, 0x3f IB)",
+        |p| ip_cm(p).map(|(space, _, _)| space)
+    ),
+    int!(
+        "cm.ip_cm.port",
+        "CM REQ RDMA IP CM destination port (from the service ID)",
+        |p| { ip_cm(p).map(|(_, port, _)| port) }
+    ),
+    int!(
+        "cm.ip_cm.major_version",
+        "CM REQ RDMA IP CM major version",
+        |p| ip_cm(p).map(|(_, _, h)| h.major_version())
+    ),
+    int!(
+        "cm.ip_cm.minor_version",
+        "CM REQ RDMA IP CM minor version",
+        |p| ip_cm(p).map(|(_, _, h)| h.minor_version())
+    ),
+    int!(
+        "cm.ip_cm.ip_version",
+        "CM REQ RDMA IP CM IP version, 4 or 6",
+        |p| ip_cm(p).map(|(_, _, h)| h.ip_version())
+    ),
+    int!("cm.ip_cm.src_port", "CM REQ RDMA IP CM source port", |p| {
+        ip_cm(p).map(|(_, _, h)| h.src_port())
+    }),
+    ip!("cm.ip_cm.src_ip", "CM REQ RDMA IP CM source address", |p| {
+        ip_cm(p)
+            .and_then(|(_, _, h)| h.addresses())
+            .map(|(src, _)| src)
+    }),
+    ip!(
+        "cm.ip_cm.dst_ip",
+        "CM REQ RDMA IP CM destination address",
+        |p| ip_cm(p)
+            .and_then(|(_, _, h)| h.addresses())
+            .map(|(_, dst)| dst)
+    ),
     per_tunnel!(
         "tunnel.src_mac",
         Type::Mac,
@@ -920,6 +1375,69 @@ pub static FIELDS: &[Field] = &[
         |t| t.encap.vni(),
         int
     ),
+    per_tunnel!(
+        "tunnel.cos",
+        Type::Int,
+        "ERSPAN class of service of any tunnel",
+        |t| t.encap.erspan_cos(),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.index",
+        Type::Int,
+        "ERSPAN type II index (the mirrored port) of any tunnel",
+        |t| t.encap.erspan_index(),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.direction",
+        Type::Str,
+        "ERSPAN type III direction of any tunnel: ingress, egress",
+        |t| t.encap.erspan_direction(),
+        Value::Str
+    ),
+    per_tunnel!(
+        "tunnel.timestamp",
+        Type::Int,
+        "ERSPAN type III timestamp of any tunnel",
+        |t| t.encap.erspan_timestamp(),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.hw_id",
+        Type::Int,
+        "ERSPAN type III hardware ID of any tunnel",
+        |t| t.encap.erspan_hw_id(),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.platform_id",
+        Type::Int,
+        "ERSPAN type III platform ID of any tunnel, when the platform subheader is there",
+        |t| t.encap.erspan_platform_id(),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.sport",
+        Type::Int,
+        "VXLAN outer UDP source port of any tunnel",
+        |t| t.encap.vxlan_udp().map(|u| u.src_port()),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.dport",
+        Type::Int,
+        "VXLAN outer UDP destination port of any tunnel",
+        |t| t.encap.vxlan_udp().map(|u| u.dst_port()),
+        int
+    ),
+    per_tunnel!(
+        "tunnel.flags",
+        Type::Int,
+        "VXLAN flags byte of any tunnel",
+        |t| t.encap.vxlan_flags(),
+        int
+    ),
     boolean!(
         "tunnel_too_deep",
         "a tunnel nested deeper than 4 was left undecoded",
@@ -969,6 +1487,46 @@ pub static FIELDS: &[Field] = &[
 
 pub(crate) fn cm<'a>(p: &Packet<'a>) -> Option<Cm<'a>> {
     p.mad.and_then(|m| m.cm())
+}
+
+/// The common header of a directed-route SMP, whose hop fields need no body.
+fn dr<'a>(p: &Packet<'a>) -> Option<MadHeader<'a>> {
+    p.mad.map(|m| m.header).filter(|h| h.is_directed_route())
+}
+
+fn dr_smp<'a>(p: &Packet<'a>) -> Option<SmpBody<'a>> {
+    p.mad
+        .filter(|m| m.header.is_directed_route())
+        .and_then(|m| m.smp())
+}
+
+fn node_info<'a>(p: &Packet<'a>) -> Option<NodeInfo<'a>> {
+    match p.mad?.smp_attr()? {
+        SmpAttr::NodeInfo(n) => Some(n),
+        _ => None,
+    }
+}
+
+fn port_info<'a>(p: &Packet<'a>) -> Option<PortInfo<'a>> {
+    match p.mad?.smp_attr()? {
+        SmpAttr::PortInfo(i) => Some(i),
+        _ => None,
+    }
+}
+
+fn sm_info<'a>(p: &Packet<'a>) -> Option<SmInfo<'a>> {
+    match p.mad?.smp_attr()? {
+        SmpAttr::SmInfo(i) => Some(i),
+        _ => None,
+    }
+}
+
+fn path_record<'a>(p: &Packet<'a>) -> Option<PathRecord<'a>> {
+    p.mad.and_then(|m| m.path_record())
+}
+
+fn ip_cm<'a>(p: &Packet<'a>) -> Option<(u8, u16, IpCm<'a>)> {
+    cm(p).and_then(|c| c.ip_cm())
 }
 
 fn req<'a>(p: &Packet<'a>) -> Option<crate::wire::mad::cm::Req<'a>> {

@@ -140,7 +140,7 @@ fn write_tunnel(t: &mut Obj<'_>, tunnel: &Tunnel<'_>) {
                 .u64("session_id", h.session_id())
                 .u64("vlan", h.vlan())
                 .u64("cos", h.cos())
-                .str("direction", if h.egress() { "egress" } else { "ingress" })
+                .str("direction", h.direction())
                 .u64("timestamp", h.timestamp())
                 .u64("hw_id", h.hw_id());
             if let Some(platform) = platform {

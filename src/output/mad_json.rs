@@ -2,7 +2,7 @@
 
 use super::jsonw::Obj;
 use crate::dissect::Mad;
-use crate::wire::mad::cm::{Cm, ip_service};
+use crate::wire::mad::cm::Cm;
 use crate::wire::mad::names;
 use crate::wire::mad::smp::{SmpAttr, SmpBody};
 
@@ -219,8 +219,7 @@ fn write_cm(o: &mut Obj<'_>, cm: &Cm<'_>) {
             .u64("hop_limit", req.primary_hop_limit())
             .u64("sl", req.primary_sl())
             .u64("local_ack_timeout", req.primary_local_ack_timeout());
-        if let (Some((space, port)), Some(ip)) = (cm.service_id().and_then(ip_service), req.ip_cm())
-        {
+        if let Some((space, port, ip)) = cm.ip_cm() {
             let mut i = c.obj("ip_cm");
             i.u64("port_space", space)
                 .u64("port", port)
@@ -228,7 +227,7 @@ fn write_cm(o: &mut Obj<'_>, cm: &Cm<'_>) {
                 .u64("minor_version", ip.minor_version())
                 .u64("ip_version", ip.ip_version())
                 .u64("src_port", ip.src_port());
-            if let (Some(src), Some(dst)) = (ip.src_ip(), ip.dst_ip()) {
+            if let Some((src, dst)) = ip.addresses() {
                 i.ip("src_ip", src).ip("dst_ip", dst);
             }
         }

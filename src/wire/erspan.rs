@@ -73,6 +73,11 @@ impl ErspanII<'_> {
 }
 
 impl ErspanIII<'_> {
+    /// The D bit as `read --json` and the filter name it.
+    #[inline]
+    pub fn direction(&self) -> &'static str {
+        if self.egress() { "egress" } else { "ingress" }
+    }
     #[inline]
     pub fn timestamp(&self) -> u32 {
         u32_at::<4, 12>(self.bytes)

@@ -26,13 +26,23 @@ const NOT_COLUMNS: [&str; 10] = [
 ];
 
 /// Integer fields that use all 64 bits and so cannot be signed 64-bit columns.
-const FULL_WIDTH: [&str; 8] = [
+const FULL_WIDTH: [&str; 18] = [
     "reth.va",
     "atomic_eth.va",
     "atomic_eth.swap",
     "atomic_eth.compare",
     "atomic_ack_eth.orig",
     "mad.tid",
+    "mad.m_key",
+    "mad.node_info.system_image_guid",
+    "mad.node_info.node_guid",
+    "mad.node_info.port_guid",
+    "mad.port_info.m_key",
+    "mad.port_info.gid_prefix",
+    "mad.sm_info.guid",
+    "mad.sm_info.sm_key",
+    "mad.sa.sm_key",
+    "mad.sa.component_mask",
     "cm.service_id",
     "cm.local_ca_guid",
 ];

@@ -88,6 +88,14 @@ impl<'a> Cm<'a> {
         self.body.bytes()
     }
 
+    /// A REQ's RDMA IP CM addressing: the port space and port its service ID names, and the
+    /// private-data header; `None` unless the service ID is in the IP range.
+    pub fn ip_cm(&self) -> Option<(u8, u16, IpCm<'a>)> {
+        let (space, port) = self.service_id().and_then(ip_service)?;
+        let header = self.req()?.ip_cm()?;
+        Some((space, port, header))
+    }
+
     /// The sender's communication ID; SIDR messages have a request ID instead.
     pub fn local_comm_id(&self) -> Option<u32> {
         (!self.msg.is_sidr()).then(|| u32_at::<0, 232>(self.bytes()))
@@ -310,6 +318,10 @@ impl IpCm<'_> {
             array_at::<32, 4, 36>(self.bytes),
             array_at::<20, 16, 36>(self.bytes),
         )
+    }
+    /// Both addresses, or neither when the IP version is neither 4 nor 6.
+    pub fn addresses(&self) -> Option<(IpAddr, IpAddr)> {
+        self.src_ip().zip(self.dst_ip())
     }
     fn address(&self, v4: [u8; 4], v6: [u8; 16]) -> Option<IpAddr> {
         match self.ip_version() {
