@@ -713,6 +713,22 @@ pub static FIELDS: &[Field] = &[
         "directed-route SMP DrSLID (where the return path starts)",
         |p| dr_smp(p).map(|s| s.dr_slid())
     ),
+    each!(
+        "mad.dr.initial_path",
+        Type::Int,
+        "directed-route SMP initial path: the output port at each hop, 1 to hop_count \
+         (a filter compares the first eight hops)",
+        |p, i| dr_hop(p, i, |s| s.initial_path()),
+        int
+    ),
+    each!(
+        "mad.dr.return_path",
+        Type::Int,
+        "directed-route SMP return path: the input port at each hop, 1 to hop_count \
+         (a filter compares the first eight hops)",
+        |p, i| dr_hop(p, i, |s| s.return_path()),
+        int
+    ),
     int!("mad.dr.dr_dlid", "directed-route SMP DrDLID", |p| dr_smp(p)
         .map(|s| s.dr_dlid())),
     int!("mad.m_key", "SMP management key", |p| p
@@ -1498,6 +1514,16 @@ fn dr_smp<'a>(p: &Packet<'a>) -> Option<SmpBody<'a>> {
     p.mad
         .filter(|m| m.header.is_directed_route())
         .and_then(|m| m.smp())
+}
+
+/// Hop `i + 1` of a directed route's path: entry 0 is unused.
+fn dr_hop(p: &Packet<'_>, i: usize, path: for<'b> fn(&SmpBody<'b>) -> &'b [u8; 64]) -> Option<u8> {
+    let smp = dr_smp(p)?;
+    let hops = usize::from(p.mad?.header.hop_count());
+    if i >= hops {
+        return None;
+    }
+    path(&smp).get(i + 1).copied()
 }
 
 fn node_info<'a>(p: &Packet<'a>) -> Option<NodeInfo<'a>> {

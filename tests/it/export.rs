@@ -144,8 +144,18 @@ fn leaf_value(leaf: &Leaf<'_>) -> Value {
 /// Columns with values where the JSON has no key: the capture's name, the time as a
 /// timestamp (the JSON has seconds), and the computed CRCs, which the JSON writes only
 /// when they differ from the stored ones and the filter fields always give.
-/// `iface` is 0 for a pcap's one interface, which the JSON leaves out.
-const BEYOND_JSON: [&str; 5] = ["capture", "ts", "icrc_computed", "vcrc_computed", "iface"];
+/// `iface` is 0 for a pcap's one interface, and `tunnel_too_deep` false, where the JSON
+/// leaves them out; `ip_proto` is IPv6's next header too, where the JSON's `ip.proto` is
+/// IPv4's only (the filter field's meaning, as Wireshark's `ip.proto` and `ipv6.nxt`).
+const BEYOND_JSON: [&str; 7] = [
+    "capture",
+    "ts",
+    "icrc_computed",
+    "vcrc_computed",
+    "iface",
+    "tunnel_too_deep",
+    "ip_proto",
+];
 
 #[test]
 fn every_json_leaf_of_every_capture_is_a_column_with_the_same_value() {

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use super::columns::{Cell, ColumnSpec, ColumnType, Table};
 use crate::dissect::Packet;
-use crate::filter::{FIELDS, Field, MAX_ELEMENTS, Type, Value};
+use crate::filter::{FIELDS, Field, Type, Value};
 use crate::wire::ethernet::Mac;
 
 /// Filter fields that are not leaves of the JSON: names for either end of a pair, a
@@ -47,12 +47,40 @@ const FULL_WIDTH: [&str; 18] = [
     "cm.local_ca_guid",
 ];
 
+/// The JSON's `message` of `error` and `truncated`, placed after the field named first.
+type MessageColumn = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&Packet<'_>) -> Option<crate::wire::DecodeError>,
+);
+const MESSAGES: [MessageColumn; 2] = [
+    (
+        "error.offset",
+        "error.message",
+        "what was wrong where decoding stopped",
+        |p| p.error,
+    ),
+    (
+        "truncated.offset",
+        "truncated.message",
+        "what the snaplen cut",
+        |p| p.truncated,
+    ),
+];
+
+/// Most elements of a list column: a directed route has up to 63 hops, more than a filter
+/// compares ([`crate::filter::MAX_ELEMENTS`]).
+const MAX_LIST: usize = 64;
+
 /// How many occurrences a repeated field has in a frame: a list column has one element per
 /// tag or tunnel, null where that one lacks the field, so that lists of one header line up.
 type Occurrences = fn(&Packet<'_>) -> usize;
 
 enum Source {
     Capture,
+    /// The text of where decoding stopped: made at run time, so not a filter field.
+    Message(fn(&Packet<'_>) -> Option<crate::wire::DecodeError>),
     Scalar(&'static Field),
     List(&'static Field, Occurrences),
 }
@@ -78,6 +106,12 @@ fn occurrences(field: &Field) -> Option<Occurrences> {
         Some(|p| p.tunnels.len())
     } else if name.starts_with("eth.vlan.") {
         Some(|p| p.vlans.iter().count())
+    } else if name.starts_with("mad.dr.") {
+        Some(|p| {
+            p.mad
+                .filter(|m| m.header.is_directed_route() && m.smp().is_some())
+                .map_or(0, |m| usize::from(m.header.hop_count()))
+        })
     } else if name == "pfc.quanta" {
         Some(|p| if p.pfc.is_some() { 8 } else { 0 })
     } else {
@@ -123,6 +157,13 @@ static COLUMNS: LazyLock<PacketColumns> = LazyLock::new(|| {
             "ts" => "capture time, to the microsecond (ts_ns has every nanosecond)",
             _ => field.description,
         };
+        if let Some(message) = MESSAGES.iter().find(|m| field.name == m.0) {
+            columns.push(Column {
+                spec: ColumnSpec::new(column_name(message.1), ColumnType::Str, message.2),
+                source: Source::Message(message.3),
+                header: header_of(field.name),
+            });
+        }
         columns.push(Column {
             spec: ColumnSpec::new(column_name(field.name), ty, about),
             source: match list {
@@ -162,6 +203,10 @@ pub fn push(table: &mut Table, capture: &str, pkt: &Packet<'_>) {
         }
         match &column.source {
             Source::Capture => table.push(index, Cell::Str(capture)),
+            Source::Message(error) => match error(pkt) {
+                Some(err) => table.push_display(index, err),
+                None => table.null(index),
+            },
             Source::Scalar(field) => push_value(table, index, (field.get)(pkt)),
             Source::List(field, count) => push_list(table, index, field, *count, pkt),
         }
@@ -182,19 +227,24 @@ fn push_value(table: &mut Table, index: usize, value: Option<Value>) {
 }
 
 fn push_list(table: &mut Table, index: usize, field: &Field, count: Occurrences, pkt: &Packet<'_>) {
-    let n = count(pkt).min(MAX_ELEMENTS);
+    let n = count(pkt).min(MAX_LIST);
     let Some(each) = field.each.filter(|_| n > 0) else {
         table.push_list(index, None::<[Cell<'_>; 0]>);
         return;
     };
-    let mut values: [Option<Value>; MAX_ELEMENTS] = [None; MAX_ELEMENTS];
+    let mut values: [Option<Value>; MAX_LIST] = [None; MAX_LIST];
     for (i, slot) in values.iter_mut().enumerate().take(n) {
         *slot = each(pkt, i);
+    }
+    // A list with no value is the JSON's absent key, not a list of nulls.
+    if values.iter().all(Option::is_none) {
+        table.null(index);
+        return;
     }
     // Addresses are formatted one after another into the scratch buffer, then borrowed.
     let mut text = std::mem::take(&mut table.scratch);
     text.clear();
-    let mut ends = [0usize; MAX_ELEMENTS];
+    let mut ends = [0usize; MAX_LIST];
     for (i, value) in values.iter().enumerate().take(n) {
         use std::fmt::Write as _;
         let _ = match value {
@@ -215,7 +265,7 @@ fn push_list(table: &mut Table, index: usize, field: &Field, count: Occurrences,
             Some(Value::Ip(_) | Value::Mac(_)) => Cell::Str(&text[start..ends[i]]),
         }
     });
-    let cells: smallvec::SmallVec<[Cell<'_>; MAX_ELEMENTS]> = cells.collect();
+    let cells: smallvec::SmallVec<[Cell<'_>; 8]> = cells.collect();
     table.push_list(index, Some(cells));
     table.scratch = text;
 }
