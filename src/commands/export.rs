@@ -105,7 +105,7 @@ fn capture_name(given: Option<&str>, path: &Path) -> String {
 /// The packets dataset's writer, on a thread of its own when there are two: Parquet
 /// encoding and compression then run beside decoding and analysis.
 enum PacketSink {
-    Inline(DatasetWriter),
+    Inline(Box<DatasetWriter>),
     Background {
         batches: std::sync::mpsc::SyncSender<(arrow_array::RecordBatch, Option<u64>)>,
         writer: std::thread::JoinHandle<Result<DatasetWriter, ExportError>>,
@@ -115,7 +115,7 @@ enum PacketSink {
 impl PacketSink {
     fn new(writer: DatasetWriter, threads: usize) -> Self {
         if threads < 2 {
-            return PacketSink::Inline(writer);
+            return PacketSink::Inline(Box::new(writer));
         }
         // Two batches in flight bound the memory the queue holds.
         let (batches, queue) = std::sync::mpsc::sync_channel(2);
@@ -148,7 +148,7 @@ impl PacketSink {
 
     fn finish(self) -> anyhow::Result<DatasetWriter> {
         match self {
-            PacketSink::Inline(writer) => Ok(writer),
+            PacketSink::Inline(writer) => Ok(*writer),
             PacketSink::Background { batches, writer } => {
                 drop(batches);
                 match writer.join() {
