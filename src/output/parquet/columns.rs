@@ -156,10 +156,11 @@ pub struct Table {
     schema: SchemaRef,
     types: Vec<ColumnType>,
     builders: Vec<Builder>,
-    /// Nulls owed to each column, appended in one run when a value or the end of the batch
-    /// comes: most columns of most rows are null (a RoCE frame has no MAD, no tunnel, no
-    /// LRH), and a run costs what one null does.
-    owed: Vec<usize>,
+    /// Rows each column has a cell for. A row a column was given nothing for is null; the
+    /// nulls are appended in one run when a value or the end of the batch comes, because
+    /// most columns of most rows are null (a RoCE frame has no MAD, no tunnel, no LRH) and
+    /// a run costs what one null does, and a column nobody touches costs nothing per row.
+    filled: Vec<usize>,
     rows: usize,
     /// Where a string made from a value (an address) is written before it is copied into
     /// its column, so that formatting allocates nothing once it has grown.
@@ -172,7 +173,7 @@ impl Table {
             schema: schema_of(columns),
             types: columns.iter().map(|c| c.ty).collect(),
             builders: columns.iter().map(|c| Builder::new(c.ty)).collect(),
-            owed: vec![0; columns.len()],
+            filled: vec![0; columns.len()],
             rows: 0,
             scratch: String::new(),
         }
@@ -187,28 +188,25 @@ impl Table {
         self.rows
     }
 
-    /// Ends a row: every column must have had one cell (a value, or a null).
+    /// Ends a row: columns that were given no cell in it are null there.
     pub fn end_row(&mut self) {
         self.rows += 1;
     }
 
-    /// Appends a null to column `column`.
-    #[inline]
-    pub fn null(&mut self, column: usize) {
-        if let Some(owed) = self.owed.get_mut(column) {
-            *owed += 1;
-        }
-    }
-
-    /// The builder of `column`, with the nulls it is owed appended.
+    /// The builder of `column`, with the nulls of the rows it was given nothing for
+    /// appended, ready for the current row's one cell.
     #[inline]
     fn builder(&mut self, column: usize) -> Option<&mut Builder> {
-        let owed = self.owed.get_mut(column)?;
+        let filled = self.filled.get_mut(column)?;
         let builder = self.builders.get_mut(column)?;
-        if *owed > 0 {
-            builder.append_nulls(*owed);
-            *owed = 0;
+        if *filled > self.rows {
+            // A second cell in one row: refused, so that the columns stay aligned.
+            return None;
         }
+        if *filled < self.rows {
+            builder.append_nulls(self.rows - *filled);
+        }
+        *filled = self.rows + 1;
         Some(builder)
     }
 
@@ -217,7 +215,6 @@ impl Table {
     #[inline]
     pub fn push(&mut self, column: usize, cell: Cell<'_>) {
         if matches!(cell, Cell::Null) {
-            self.null(column);
             return;
         }
         let Some(builder) = self.builder(column) else {
@@ -247,7 +244,6 @@ impl Table {
     #[inline]
     pub fn push_display(&mut self, column: usize, value: impl std::fmt::Display) {
         if self.types.get(column) != Some(&ColumnType::Str) {
-            self.null(column);
             return;
         }
         let mut text = std::mem::take(&mut self.scratch);
@@ -267,7 +263,6 @@ impl Table {
         items: Option<impl IntoIterator<Item = Cell<'c>>>,
     ) {
         if items.is_none() {
-            self.null(column);
             return;
         }
         let Some(builder) = self.builder(column) else {
@@ -299,8 +294,11 @@ impl Table {
 
     /// The rows appended so far as one record batch; the table starts empty again.
     pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
-        for column in 0..self.builders.len() {
-            self.builder(column);
+        for (builder, filled) in self.builders.iter_mut().zip(&mut self.filled) {
+            if *filled < self.rows {
+                builder.append_nulls(self.rows - *filled);
+            }
+            *filled = 0;
         }
         self.rows = 0;
         let arrays: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();

@@ -7,7 +7,6 @@ use std::sync::LazyLock;
 use super::columns::{Cell, ColumnSpec, ColumnType, Table};
 use crate::dissect::Packet;
 use crate::filter::{FIELDS, Field, Type, Value};
-use crate::wire::ethernet::Mac;
 
 /// Filter fields that are not leaves of the JSON: names for either end of a pair, a
 /// second name for a leaf, the presence of a whole header (a column of its own leaves
@@ -95,6 +94,8 @@ struct Column {
 
 struct PacketColumns {
     columns: Vec<Column>,
+    /// Consecutive columns under one header: a frame without the header skips them all.
+    runs: Vec<(Option<usize>, std::ops::Range<usize>)>,
     /// The header presence fields (`eth`, `bth`, `mad`...).
     headers: Vec<&'static Field>,
 }
@@ -173,7 +174,18 @@ static COLUMNS: LazyLock<PacketColumns> = LazyLock::new(|| {
             header: header_of(field.name),
         });
     }
-    PacketColumns { columns, headers }
+    let mut runs: Vec<(Option<usize>, std::ops::Range<usize>)> = Vec::new();
+    for (i, column) in columns.iter().enumerate() {
+        match runs.last_mut() {
+            Some((header, range)) if *header == column.header => range.end = i + 1,
+            _ => runs.push((column.header, i..i + 1)),
+        }
+    }
+    PacketColumns {
+        columns,
+        runs,
+        headers,
+    }
 });
 
 /// A field's column name: `.` becomes `_`, as SQL engines want plain identifiers.
@@ -193,22 +205,23 @@ pub fn push(table: &mut Table, capture: &str, pkt: &Packet<'_>) {
     for (slot, header) in present.iter_mut().zip(&all.headers) {
         *slot = (header.get)(pkt).is_some();
     }
-    for (index, column) in all.columns.iter().enumerate() {
-        if column
-            .header
-            .is_some_and(|h| !present.get(h).copied().unwrap_or(true))
-        {
-            table.null(index);
+    // A column given no cell is null in this row.
+    for (header, range) in &all.runs {
+        if header.is_some_and(|h| !present.get(h).copied().unwrap_or(true)) {
             continue;
         }
-        match &column.source {
-            Source::Capture => table.push(index, Cell::Str(capture)),
-            Source::Message(error) => match error(pkt) {
-                Some(err) => table.push_display(index, err),
-                None => table.null(index),
-            },
-            Source::Scalar(field) => push_value(table, index, (field.get)(pkt)),
-            Source::List(field, count) => push_list(table, index, field, *count, pkt),
+        for (index, column) in all.columns[range.clone()].iter().enumerate() {
+            let index = range.start + index;
+            match &column.source {
+                Source::Capture => table.push(index, Cell::Str(capture)),
+                Source::Message(error) => {
+                    if let Some(err) = error(pkt) {
+                        table.push_display(index, err);
+                    }
+                }
+                Source::Scalar(field) => push_value(table, index, (field.get)(pkt)),
+                Source::List(field, count) => push_list(table, index, field, *count, pkt),
+            }
         }
     }
     table.end_row();
@@ -216,45 +229,83 @@ pub fn push(table: &mut Table, capture: &str, pkt: &Packet<'_>) {
 
 fn push_value(table: &mut Table, index: usize, value: Option<Value>) {
     match value {
-        None => table.push(index, Cell::Null),
+        None => {}
         Some(Value::Int(v)) => table.push(index, Cell::UInt(v)),
         Some(Value::Bool(v)) => table.push(index, Cell::Bool(v)),
         Some(Value::Str(v)) => table.push(index, Cell::Str(v)),
         Some(Value::Time(ns)) => table.push(index, Cell::TimeNs(ns)),
-        Some(Value::Ip(ip)) => table.push_display(index, ip),
-        Some(Value::Mac(mac)) => table.push_display(index, Mac(mac)),
+        Some(Value::Ip(ip)) => {
+            let mut text = std::mem::take(&mut table.scratch);
+            text.clear();
+            write_ip(&mut text, ip);
+            table.push(index, Cell::Str(&text));
+            table.scratch = text;
+        }
+        Some(Value::Mac(mac)) => {
+            let mut text = std::mem::take(&mut table.scratch);
+            text.clear();
+            write_mac(&mut text, mac);
+            table.push(index, Cell::Str(&text));
+            table.scratch = text;
+        }
+    }
+}
+
+/// An address as `read --json` writes it; IPv4 without `fmt`, which costs several times
+/// more, and this runs for two columns of nearly every frame.
+fn write_ip(out: &mut String, ip: std::net::IpAddr) {
+    match ip {
+        std::net::IpAddr::V4(v4) => {
+            let mut digits = itoa::Buffer::new();
+            for (i, octet) in v4.octets().iter().enumerate() {
+                if i > 0 {
+                    out.push('.');
+                }
+                out.push_str(digits.format(*octet));
+            }
+        }
+        std::net::IpAddr::V6(_) => {
+            use std::fmt::Write as _;
+            let _ = write!(out, "{ip}");
+        }
+    }
+}
+
+/// `aa:bb:cc:dd:ee:ff`, as `read --json` writes it.
+fn write_mac(out: &mut String, mac: [u8; 6]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for (i, byte) in mac.iter().enumerate() {
+        if i > 0 {
+            out.push(':');
+        }
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0xf)]));
     }
 }
 
 fn push_list(table: &mut Table, index: usize, field: &Field, count: Occurrences, pkt: &Packet<'_>) {
     let n = count(pkt).min(MAX_LIST);
     let Some(each) = field.each.filter(|_| n > 0) else {
-        table.push_list(index, None::<[Cell<'_>; 0]>);
         return;
     };
-    let mut values: [Option<Value>; MAX_LIST] = [None; MAX_LIST];
-    for (i, slot) in values.iter_mut().enumerate().take(n) {
-        *slot = each(pkt, i);
-    }
+    let values: smallvec::SmallVec<[Option<Value>; 8]> = (0..n).map(|i| each(pkt, i)).collect();
     // A list with no value is the JSON's absent key, not a list of nulls.
     if values.iter().all(Option::is_none) {
-        table.null(index);
         return;
     }
     // Addresses are formatted one after another into the scratch buffer, then borrowed.
     let mut text = std::mem::take(&mut table.scratch);
     text.clear();
-    let mut ends = [0usize; MAX_LIST];
-    for (i, value) in values.iter().enumerate().take(n) {
-        use std::fmt::Write as _;
-        let _ = match value {
-            Some(Value::Ip(ip)) => write!(text, "{ip}"),
-            Some(Value::Mac(mac)) => write!(text, "{}", Mac(*mac)),
-            _ => Ok(()),
-        };
-        ends[i] = text.len();
+    let mut ends: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::with_capacity(n);
+    for value in &values {
+        match value {
+            Some(Value::Ip(ip)) => write_ip(&mut text, *ip),
+            Some(Value::Mac(mac)) => write_mac(&mut text, *mac),
+            _ => {}
+        }
+        ends.push(text.len());
     }
-    let cells = values.iter().enumerate().take(n).map(|(i, value)| {
+    let cells = values.iter().enumerate().map(|(i, value)| {
         let start = if i == 0 { 0 } else { ends[i - 1] };
         match value {
             None => Cell::Null,

@@ -76,7 +76,7 @@ impl RowSchema {
                     table.push(i, v.as_u64().map_or(Cell::Null, Cell::TimeNs));
                 }
                 Some(Leaf::Scalar(v)) => table.push(i, cell(Some(v))),
-                None => table.null(i),
+                None => {}
             }
         }
         table.end_row();
