@@ -58,6 +58,9 @@ read_small=$(best $BIN read --json "$small")
 an_prefix=$(best $BIN analyze --json "$prefix")
 cat_prefix=$(best cat "$prefix")
 rss_stdin=$(peak_mb bash -c "cat $big | $BIN analyze --json -")
+rss_an=$(peak_mb $BIN analyze --json "$big")
+rss_an1=$(peak_mb $BIN analyze --threads 1 --json "$big")
+rss_read=$(peak_mb $BIN read --json "$big")
 
 echo "| what | file | time s | rate | vs floor |"
 echo "|---|---|---:|---:|---:|"
@@ -68,6 +71,9 @@ echo "| rdmadump analyze --json, pcapng | $(size_mb "$bigng") MB | $an_ng | | $(
 echo "| cat > /dev/null | $(size_mb "$small") MB, 4M x 64 B | $cat_small | | 1.00 |"
 echo "| rdmadump read --json > /dev/null | same | $read_small | $(rate 4 "$read_small") Mpps | $(ratio "$read_small" "$cat_small") x cat |"
 echo "| cat big.pcap \| rdmadump analyze - | peak RSS | | $rss_stdin MB | |"
+echo "| rdmadump analyze --json, mapped | peak RSS, $(size_mb "$big") MB file | | $rss_an MB | |"
+echo "| rdmadump analyze --threads 1 --json, mapped | peak RSS | | $rss_an1 MB | |"
+echo "| rdmadump read --json, mapped | peak RSS | | $rss_read MB | |"
 if command -v tshark >/dev/null 2>&1; then
     ts_prefix=$(best tshark -r "$prefix" -T fields -e infiniband.bth.psn)
     echo "| tshark -T fields -e infiniband.bth.psn | 40k x 1 KiB | $ts_prefix | $(rate 0.04 "$ts_prefix") Mpps | |"

@@ -255,6 +255,7 @@ where
     let mut marks = Vec::new();
     while let Some((index, frame)) = inputs.next() {
         let mut flow = ControlFlow::Continue(());
+        let mut used_up = None;
         if let Some(record) = inputs.merger.current(index) {
             let mut batch = Batch {
                 packets: SmallVec::new(),
@@ -262,11 +263,18 @@ where
                 ends: std::mem::take(&mut ends),
                 marks: std::mem::take(&mut marks),
             };
+            let offset = record.offset;
             batch.decode(index, &record, frame, decoder);
             work(&mut batch);
             flow = consume(&mut batch)?;
             batch.clear();
             (out, ends, marks) = (batch.out, batch.ends, batch.marks);
+            used_up = Some(offset);
+        }
+        // The packet is consumed and nothing holds it: a mapping read on one thread can
+        // drop what lies behind it.
+        if let Some(offset) = used_up {
+            inputs.merger.release_before(index, offset);
         }
         if flow.is_break() {
             return Ok(());
@@ -275,6 +283,11 @@ where
     }
     Ok(())
 }
+
+/// For each input, the file offset of the last record a batch holds from it (0: none). Once
+/// the batch is consumed, and with it every batch before it, nothing borrows the mapping's
+/// bytes before those offsets any more, and their pages can go.
+type Reach = SmallVec<[u64; 2]>;
 
 /// Where a batch in the pipeline is: worked on here, or sent to the worker thread.
 // At most QUEUED slots exist at once, so the inline packet of a batch costs nothing here.
@@ -320,15 +333,16 @@ where
                 }
             }
         });
-        let mut order: VecDeque<Slot<'m>> = VecDeque::with_capacity(QUEUED + 1);
+        let mut order: VecDeque<(Slot<'m>, Reach)> = VecDeque::with_capacity(QUEUED + 1);
         let mut spare: Vec<Batch<'m>> = Vec::new();
+        let inputs_len = inputs.merger.files().len();
         let mut exhausted = false;
         loop {
             // Consume whatever is ready at the front, without waiting; wait only when the
             // queue is full or there is nothing left to decode.
             loop {
                 let must_wait = exhausted || order.len() >= QUEUED;
-                let Some(front) = order.front_mut() else {
+                let Some((front, _)) = order.front_mut() else {
                     break;
                 };
                 let mut batch = match front {
@@ -342,17 +356,24 @@ where
                         Err(_) => break,
                     },
                 };
-                order.pop_front();
+                let reach = order
+                    .pop_front()
+                    .map(|(_, reach)| reach)
+                    .unwrap_or_default();
                 if consume(&mut batch)?.is_break() {
                     return Ok(());
                 }
                 batch.clear();
+                for (index, &offset) in reach.iter().enumerate() {
+                    inputs.merger.release_before(index, offset);
+                }
                 spare.push(batch);
             }
             if exhausted {
                 return Ok(());
             }
             let mut batch = spare.pop().unwrap_or_default();
+            let mut reach: Reach = smallvec::smallvec![0; inputs_len];
             while batch.packets.len() < BATCH {
                 let Some((index, frame)) = inputs.next() else {
                     exhausted = true;
@@ -360,6 +381,9 @@ where
                 };
                 if let Some(record) = inputs.merger.current_mapped(index) {
                     batch.decode(index, &record, frame, decoder);
+                    if let Some(last) = reach.get_mut(index) {
+                        *last = record.offset;
+                    }
                 }
                 inputs.advance(index);
             }
@@ -370,10 +394,10 @@ where
                 backlog.fetch_add(1, Ordering::Relaxed);
                 // The worker only ends when this sender is dropped, so the send succeeds.
                 let _ = to_worker.send(batch);
-                order.push_back(Slot::Sent);
+                order.push_back((Slot::Sent, reach));
             } else {
                 work(&mut batch);
-                order.push_back(Slot::Here(batch));
+                order.push_back((Slot::Here(batch), reach));
             }
         }
     })
