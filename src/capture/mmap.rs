@@ -76,3 +76,21 @@ impl Deref for Mapped {
         &self.0
     }
 }
+
+/// Asks the processor to fetch the first two cache lines of `bytes` into its caches, with
+/// no wait and no fault: a hint for bytes that are read soon. Nothing on other targets.
+#[inline]
+pub fn prefetch(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch reads nothing the
+        // program sees: it cannot fault, even on an address past the end.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(bytes.as_ptr().cast());
+            _mm_prefetch::<_MM_HINT_T0>(bytes.as_ptr().wrapping_add(64).cast());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
+}
