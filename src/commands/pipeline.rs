@@ -32,6 +32,10 @@ const WORKER_BACKLOG: usize = 2;
 /// consumer is slow, at about 250 KB of packets a batch plus its rendered output.
 const QUEUED: usize = 6;
 
+/// Helper threads at most, however many threads are asked for: each needs batches of its
+/// own in flight (see `queued`), and memory grows with them.
+const MAX_HELPERS: usize = 64;
+
 /// The merged inputs, with the progress bar and the messages that go with reading them.
 struct Inputs<'m> {
     merger: Merger<'m>,
@@ -176,7 +180,7 @@ where
     if threads > 1 && inputs.merger.all_mapped() {
         // CRCs are left to `work`, which runs on both threads.
         opts.crc = CrcMode::Deferred;
-        let helpers = threads - 2;
+        let helpers = (threads - 2).min(MAX_HELPERS);
         pipelined(
             &mut inputs,
             &mut Decoder::new(opts),
@@ -342,15 +346,17 @@ where
     // Threads beyond two take batches off a shared queue and work on them; the consumer
     // waits for each in the order read, so output order never changes. They end when the
     // reading thread does, which holds the sending end.
-    let (to_helpers, jobs) = mpsc::sync_channel::<Job<'m>>(QUEUED);
+    // Every helper needs a batch to work on while the consumer waits for the oldest one.
+    let queued = QUEUED.max(2 * helpers);
+    let (to_helpers, jobs) = mpsc::sync_channel::<Job<'m>>(queued);
     let jobs = &std::sync::Mutex::new(jobs);
     std::thread::scope(|scope| {
         // Created inside the scope so that leaving it early (an error, `-c N`, a closed
         // pipe) drops the receiving end, and the reading thread's next send fails and
-        // ends it. At most QUEUED batches wait, which bounds memory when the consumer is
+        // ends it. At most `queued` batches wait, which bounds memory when the consumer is
         // slow; the way back is unbounded, so that neither thread ever waits on the other
         // in both directions, but only batches that exist travel on it.
-        let (to_consumer, inbox) = mpsc::sync_channel::<Handed<'m>>(QUEUED);
+        let (to_consumer, inbox) = mpsc::sync_channel::<Handed<'m>>(queued);
         let (give_back, returned) = mpsc::channel::<(Batch<'m>, Reach)>();
         for _ in 0..helpers {
             scope.spawn(move || {
