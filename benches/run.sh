@@ -5,6 +5,7 @@
 #
 #   benches/run.sh            # 420k x 1 KiB RoCE v2 frames (460 MB), 4M x 64 B frames
 #   RUNS=5 benches/run.sh     # more repetitions
+#   BIN=/path/to/rdmadump benches/run.sh   # another build (say main's), on the same files
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,7 +13,7 @@ RUNS=${RUNS:-3}
 DIR=target/bench
 mkdir -p "$DIR"
 cargo build --release --quiet --bin rdmadump --example gencap
-BIN=target/release/rdmadump
+BIN=${BIN:-target/release/rdmadump}
 GEN=target/release/examples/gencap
 
 big=$DIR/roce_1k.pcap
@@ -55,9 +56,17 @@ an_ng=$(best $BIN analyze --json "$bigng")
 read_big=$(best $BIN read --json "$big")
 cat_small=$(best cat "$small")
 read_small=$(best $BIN read --json "$small")
+an_big_1=$(best $BIN analyze --threads 1 --json "$big")
+an_big_2=$(best $BIN analyze --threads 2 --json "$big")
+read_small_1=$(best $BIN read --threads 1 --json "$small")
+read_small_2=$(best $BIN read --threads 2 --json "$small")
+an_stdin=$(best bash -c "cat $big | $BIN analyze --json -")
 an_prefix=$(best $BIN analyze --json "$prefix")
 cat_prefix=$(best cat "$prefix")
 rss_stdin=$(peak_mb bash -c "cat $big | $BIN analyze --json -")
+rss_an=$(peak_mb $BIN analyze --json "$big")
+rss_an1=$(peak_mb $BIN analyze --threads 1 --json "$big")
+rss_read=$(peak_mb $BIN read --json "$big")
 
 echo "| what | file | time s | rate | vs floor |"
 echo "|---|---|---:|---:|---:|"
@@ -67,7 +76,13 @@ echo "| rdmadump read --json > /dev/null | same | $read_big | $(rate 0.42 "$read
 echo "| rdmadump analyze --json, pcapng | $(size_mb "$bigng") MB | $an_ng | | $(ratio "$an_ng" "$an_big") x pcap |"
 echo "| cat > /dev/null | $(size_mb "$small") MB, 4M x 64 B | $cat_small | | 1.00 |"
 echo "| rdmadump read --json > /dev/null | same | $read_small | $(rate 4 "$read_small") Mpps | $(ratio "$read_small" "$cat_small") x cat |"
+echo "| analyze --json, --threads 1 / 2 | $(size_mb "$big") MB, 1 KiB | $an_big_1 / $an_big_2 | | $(ratio "$an_big_1" "$an_big_2") x speedup |"
+echo "| read --json, --threads 1 / 2 | 4M x 64 B | $read_small_1 / $read_small_2 | $(rate 4 "$read_small_1") / $(rate 4 "$read_small_2") Mpps | $(ratio "$read_small_1" "$read_small_2") x speedup |"
+echo "| cat big.pcap \| rdmadump analyze --json - | same | $an_stdin | | $(ratio "$an_stdin" "$an_big") x mapped |"
 echo "| cat big.pcap \| rdmadump analyze - | peak RSS | | $rss_stdin MB | |"
+echo "| rdmadump analyze --json, mapped | peak RSS, $(size_mb "$big") MB file | | $rss_an MB | |"
+echo "| rdmadump analyze --threads 1 --json, mapped | peak RSS | | $rss_an1 MB | |"
+echo "| rdmadump read --json, mapped | peak RSS | | $rss_read MB | |"
 if command -v tshark >/dev/null 2>&1; then
     ts_prefix=$(best tshark -r "$prefix" -T fields -e infiniband.bth.psn)
     echo "| tshark -T fields -e infiniband.bth.psn | 40k x 1 KiB | $ts_prefix | $(rate 0.04 "$ts_prefix") Mpps | |"

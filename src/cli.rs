@@ -123,9 +123,10 @@ pub struct InputArgs {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
-    /// Threads to use: 1 does everything on one core; 2 or more (the default on a machine
-    /// with several cores) shares decoding, CRCs and rendering between two. Output is
-    /// identical either way
+    /// Threads to use (default: one per core): 1 does everything on one core; with 2, one
+    /// reads and decodes while the other analyses or writes, and CRCs and rendering go to
+    /// whichever is idler; each thread beyond 2 takes a share of the CRCs and rendering.
+    /// Output is identical either way
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
     pub threads: Option<usize>,
 

@@ -4,6 +4,7 @@
 
 use super::Mapped;
 use std::io::{self, Read};
+use std::ops::Range;
 
 /// A forward-only byte source that can show the next `n` bytes without consuming them.
 pub trait Input {
@@ -17,6 +18,11 @@ pub trait Input {
     fn len_hint(&self) -> Option<u64> {
         None
     }
+    /// Hints that the bytes `ahead` bytes past the position (the next record's header)
+    /// will be read soon, so that a memory-resident input can start fetching them into
+    /// the cache while the current record is decoded.
+    #[inline]
+    fn prefetch(&self, _ahead: usize) {}
 }
 
 /// A whole capture already in memory, usually a file mapping.
@@ -27,12 +33,29 @@ pub struct SliceInput<'m> {
     mapping: Option<&'m Mapped>,
     /// Bytes before this offset have been brought in.
     populated: usize,
+    /// This process's pages before this offset have been dropped.
+    released: usize,
 }
 
 /// How much of a mapping is brought in at once, ahead of the reading position. Populating
 /// the whole file up front (MAP_POPULATE) would read a capture larger than memory twice:
 /// once to populate, evicting its start, and again to decode it.
-const POPULATE_WINDOW: usize = 32 << 20;
+/// Together with RELEASE_CHUNK behind the reader, this bounds the resident part of a mapping
+/// to about 1.5 windows ahead plus one chunk behind.
+const POPULATE_WINDOW: usize = 16 << 20;
+
+/// The mapped pages behind the reader are dropped this many bytes at a time: few enough
+/// madvise calls to cost nothing (one per 8 MB), small enough to keep the resident size far
+/// below the 64 MB that `analyze` is allowed. A multiple of every page size.
+const RELEASE_CHUNK: usize = 8 << 20;
+
+/// The range of a mapping to drop once nothing before `before` is needed any more, when
+/// `released` bytes are dropped already: whole chunks only, so that each madvise call
+/// starts on a page boundary and is worth its system call.
+fn release_span(released: usize, before: usize, chunk: usize) -> Option<Range<usize>> {
+    let end = before / chunk * chunk;
+    (end > released).then_some(released..end)
+}
 
 impl<'m> SliceInput<'m> {
     pub fn new(data: &'m [u8]) -> Self {
@@ -41,6 +64,7 @@ impl<'m> SliceInput<'m> {
             pos: 0,
             mapping: None,
             populated: 0,
+            released: 0,
         }
     }
 
@@ -60,6 +84,20 @@ impl<'m> SliceInput<'m> {
         {
             mapping.populate(self.populated, POPULATE_WINDOW);
             self.populated += POPULATE_WINDOW;
+        }
+    }
+
+    /// Tells the input that no byte before `offset` will be read again (every record there
+    /// has been used up), so that the mapping's pages there can be dropped.
+    #[inline]
+    pub fn release_before(&mut self, offset: u64) {
+        let Some(mapping) = self.mapping else {
+            return;
+        };
+        let offset = usize::try_from(offset).unwrap_or(usize::MAX).min(self.pos);
+        if let Some(span) = release_span(self.released, offset, RELEASE_CHUNK) {
+            mapping.release(span.start, span.len());
+            self.released = span.end;
         }
     }
 
@@ -89,6 +127,17 @@ impl Input for SliceInput<'_> {
 
     fn len_hint(&self) -> Option<u64> {
         Some(self.data.len() as u64)
+    }
+
+    /// Each record's first touch is a cache miss the hardware prefetcher does not see
+    /// coming (records are a kilobyte or more apart, across pages); asking for the next
+    /// header's two cache lines one record early hides it behind the current record's
+    /// decoding.
+    #[inline]
+    fn prefetch(&self, ahead: usize) {
+        if let Some(next) = self.data.get(self.pos.saturating_add(ahead)..) {
+            super::mmap::prefetch(next);
+        }
     }
 }
 
@@ -188,6 +237,45 @@ mod tests {
                 _ => Ok(0),
             }
         }
+    }
+
+    #[test]
+    fn releases_whole_chunks_behind_the_reader_only() {
+        // Nothing until a whole chunk lies behind.
+        assert_eq!(release_span(0, 0, 8), None);
+        assert_eq!(release_span(0, 7, 8), None);
+        assert_eq!(release_span(0, 8, 8), Some(0..8));
+        // From where the last release ended, up to the last whole chunk before `before`.
+        assert_eq!(release_span(8, 15, 8), None);
+        assert_eq!(release_span(8, 31, 8), Some(8..24));
+        // A position behind what is already released (an input lagging in a merge, a
+        // batch consumed late) releases nothing again.
+        assert_eq!(release_span(24, 9, 8), None);
+    }
+
+    #[test]
+    fn released_pages_read_back_the_same_bytes_and_the_reader_position_bounds_them() {
+        use std::io::Write;
+        let data: Vec<u8> = (0..3 * RELEASE_CHUNK).map(|i| (i % 251) as u8).collect();
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(&data).unwrap();
+        let mapping = Mapped::map(&file).unwrap();
+        let mut slice = SliceInput::over_mapping(&mapping);
+        assert_eq!(slice.peek(16).unwrap(), &data[..16]);
+        slice.consume(RELEASE_CHUNK + RELEASE_CHUNK / 2);
+        // A caller asking for more than was read gets no more than the reading position.
+        slice.release_before(3 * RELEASE_CHUNK as u64);
+        assert_eq!(slice.released, RELEASE_CHUNK);
+        // A dropped page is read again from the file: a release never changes a byte.
+        assert_eq!(&mapping[..], &data[..]);
+        slice.consume(RELEASE_CHUNK);
+        slice.release_before(slice.position());
+        assert_eq!(slice.released, 2 * RELEASE_CHUNK);
+        // Without a mapping (an in-memory capture) there is nothing to drop.
+        let mut plain = SliceInput::new(&data);
+        plain.consume(data.len());
+        plain.release_before(data.len() as u64);
+        assert_eq!(plain.released, 0);
     }
 
     #[test]

@@ -182,6 +182,14 @@ impl<'m> Merger<'m> {
         self.readers.get(index)?.as_ref()?.0.current_mapped()
     }
 
+    /// Says that every record of input `index` before file `offset` is used up (consumed,
+    /// and held by no batch), so that a mapped input can drop those pages.
+    pub fn release_before(&mut self, index: usize, offset: u64) {
+        if let Some(Some((reader, _))) = self.readers.get_mut(index) {
+            reader.release_before(offset);
+        }
+    }
+
     /// The container of input `index`, while it is still being read.
     pub fn container(&self, index: usize) -> Option<Container> {
         Some(self.readers.get(index)?.as_ref()?.0.container())

@@ -320,6 +320,11 @@ impl<'m> CaptureReader<SliceInput<'m>> {
         let bytes = self.input.window(located.total_len);
         Some(located.record(bytes, self.input.position()))
     }
+
+    /// Lets the mapping's pages before file `offset` go: every record there is used up.
+    pub fn release_before(&mut self, offset: u64) {
+        self.input.release_before(offset);
+    }
 }
 
 type StreamReader = ReadInput<Box<dyn io::Read + Send>>;
@@ -369,6 +374,14 @@ impl<'m> AnyReader<'m> {
         match self {
             AnyReader::Mapped(r) => r.current_mapped(),
             AnyReader::Stream(_) => None,
+        }
+    }
+
+    /// For a memory-mapped input, drops the pages before file `offset`, whose records are
+    /// all used up; a stream holds no more than its buffer and has nothing to drop.
+    pub fn release_before(&mut self, offset: u64) {
+        if let AnyReader::Mapped(r) = self {
+            r.release_before(offset);
         }
     }
 

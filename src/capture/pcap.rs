@@ -174,6 +174,7 @@ impl PcapState {
             });
         }
         let total_len = RECORD_HEADER_LEN + caplen;
+        input.prefetch(total_len);
         let available = input.peek(total_len)?.len();
         if available < total_len {
             sink.cut_short(offset, "record", total_len, available);

@@ -1,8 +1,7 @@
 //! The input loop of the commands: every input merged by timestamp, decoded, worked on
 //! (CRCs, filter, rendering) and consumed in order; for memory-mapped inputs, pipelined
-//! over two threads.
+//! over a reading thread, the calling thread and any further threads as helpers.
 
-use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,18 +19,22 @@ use crate::filter::time::TimeWindow;
 
 /// Packets decoded per batch on the pipelined path: large enough that handing a batch to
 /// the other thread costs nothing per packet, small enough that a batch's packets (250 KB)
-/// stay in the second-level cache between the two threads. Measured against 2048: the same
+/// stay in the second-level cache between two threads. Measured against 2048: the same
 /// on 460 MB, and 19 ms instead of 25 ms on a 40k-frame capture, which pays less for first
 /// touching fresh batch memory.
 const BATCH: usize = 512;
 
-/// Batches waiting for the worker thread (or being worked on) beyond which this thread
-/// works on a batch itself.
+/// Batches waiting for the consumer beyond which, with two threads, the reading thread
+/// works on a batch itself before handing it over.
 const WORKER_BACKLOG: usize = 2;
 
 /// Batches decoded and not yet consumed, wherever they are: this bounds memory when the
 /// consumer is slow, at about 250 KB of packets a batch plus its rendered output.
 const QUEUED: usize = 6;
+
+/// Helper threads at most, however many threads are asked for: each needs batches of its
+/// own in flight (see `queued`), and memory grows with them.
+const MAX_HELPERS: usize = 64;
 
 /// The merged inputs, with the progress bar and the messages that go with reading them.
 struct Inputs<'m> {
@@ -126,8 +129,9 @@ impl<'m> Batch<'m> {
 /// Runs every packet of every input, merged by timestamp when there are several inputs,
 /// through two stages: `work` (CRCs, filtering, rendering: anything that needs no state
 /// carried from one batch to the next) and then `consume` (in order, on the calling thread;
-/// it may stop the run). With memory-mapped inputs and more than one thread, `work` runs on
-/// both threads, each on whole batches. Results do not depend on the thread count.
+/// it may stop the run). With memory-mapped inputs and more than one thread, reading and
+/// decoding run on a thread of their own, and `work` on whole batches wherever there is
+/// time for it (see `pipelined`). Results do not depend on the thread count.
 pub fn for_each_batch<W, C>(
     paths: &[PathBuf],
     args: &InputArgs,
@@ -176,7 +180,14 @@ where
     if threads > 1 && inputs.merger.all_mapped() {
         // CRCs are left to `work`, which runs on both threads.
         opts.crc = CrcMode::Deferred;
-        pipelined(&mut inputs, &mut Decoder::new(opts), &work, consume)?;
+        let helpers = (threads - 2).min(MAX_HELPERS);
+        pipelined(
+            &mut inputs,
+            &mut Decoder::new(opts),
+            helpers,
+            &work,
+            consume,
+        )?;
     } else {
         streaming(&mut inputs, &mut Decoder::new(opts), &work, consume)?;
     }
@@ -255,6 +266,7 @@ where
     let mut marks = Vec::new();
     while let Some((index, frame)) = inputs.next() {
         let mut flow = ControlFlow::Continue(());
+        let mut used_up = None;
         if let Some(record) = inputs.merger.current(index) {
             let mut batch = Batch {
                 packets: SmallVec::new(),
@@ -262,11 +274,18 @@ where
                 ends: std::mem::take(&mut ends),
                 marks: std::mem::take(&mut marks),
             };
+            let offset = record.offset;
             batch.decode(index, &record, frame, decoder);
             work(&mut batch);
             flow = consume(&mut batch)?;
             batch.clear();
             (out, ends, marks) = (batch.out, batch.ends, batch.marks);
+            used_up = Some(offset);
+        }
+        // The packet is consumed and nothing holds it: a mapping read on one thread can
+        // drop what lies behind it.
+        if let Some(offset) = used_up {
+            inputs.merger.release_before(index, offset);
         }
         if flow.is_break() {
             return Ok(());
@@ -276,24 +295,44 @@ where
     Ok(())
 }
 
-/// Where a batch in the pipeline is: worked on here, or sent to the worker thread.
-// At most QUEUED slots exist at once, so the inline packet of a batch costs nothing here.
-#[allow(clippy::large_enum_variant)]
-enum Slot<'m> {
-    Here(Batch<'m>),
-    Sent,
+/// For each input, the file offset of the last record a batch holds from it (0: none). Once
+/// the batch is consumed, and with it every batch before it, nothing borrows the mapping's
+/// bytes before those offsets any more, and their pages can go.
+type Reach = SmallVec<[u64; 2]>;
+
+/// A batch on its way from the reading thread to the consuming one.
+struct Handed<'m> {
+    parcel: Parcel<'m>,
+    reach: Reach,
 }
 
-/// Decodes batches on this thread and shares `work` with a second thread: a batch goes to
-/// the worker while it has room, and is worked on here when it has not. So whichever of
-/// decoding and working is dearer, both cores stay busy (for `read --json` on 64-byte
-/// frames, JSON formatting is about half of all the time, decoding about a tenth).
-/// Batches are consumed in the order they were decoded, whichever thread
-/// worked on them. Packets borrow the file mappings, so a batch holds no copies of packet
-/// bytes.
+/// A batch itself, or the promise of it from a helper thread.
+// One parcel travels per 512 packets, so the inline packet of a batch costs nothing here.
+#[allow(clippy::large_enum_variant)]
+enum Parcel<'m> {
+    /// `worked`: `work` has run on it already, on the reading thread, while the consumer
+    /// was behind.
+    Ready { batch: Batch<'m>, worked: bool },
+    /// A helper works on it, and sends it here when done.
+    Helped(mpsc::Receiver<Batch<'m>>),
+}
+
+/// A batch for a helper thread, and where to send it once worked on.
+type Job<'m> = (Batch<'m>, mpsc::SyncSender<Batch<'m>>);
+
+/// Reads and decodes batches on a second thread, and consumes them, in the order read, on
+/// this one; `work` runs on whichever thread has time for it: here, before consuming, or
+/// on the reading thread when batches queue up here. So the two serial stages (reading
+/// with the decoder's state, and consuming) run side by side, and the work between them
+/// goes to whichever of the two is idler: `analyze` (reading and decoding about half of
+/// all its time, its analysis and the CRCs the other half) and `read --json` (JSON
+/// rendering about three quarters) both keep both cores busy. Consumed batches go back to
+/// the reading thread, which reuses them and drops the mapping's pages they held. Packets
+/// borrow the file mappings, so a batch holds no copies of packet bytes.
 fn pipelined<'m, W, C>(
     inputs: &mut Inputs<'m>,
     decoder: &mut Decoder,
+    helpers: usize,
     work: &W,
     mut consume: C,
 ) -> anyhow::Result<()>
@@ -301,80 +340,110 @@ where
     W: for<'b> Fn(&mut Batch<'b>) + Sync,
     C: for<'b> FnMut(&mut Batch<'b>) -> anyhow::Result<ControlFlow<()>>,
 {
-    // Batches sent to the worker and not yet worked on. Counted apart from the batches it
-    // has finished: one finished while this thread was decoding must not make this thread
-    // think the worker is still busy.
-    let backlog = &AtomicUsize::new(0);
+    // Batches handed to the consumer and not yet taken by it.
+    let waiting = &AtomicUsize::new(0);
+    let inputs_len = inputs.merger.files().len();
+    // Threads beyond two take batches off a shared queue and work on them; the consumer
+    // waits for each in the order read, so output order never changes. They end when the
+    // reading thread does, which holds the sending end.
+    // Every helper needs a batch to work on while the consumer waits for the oldest one.
+    let queued = QUEUED.max(2 * helpers);
+    let (to_helpers, jobs) = mpsc::sync_channel::<Job<'m>>(queued);
+    let jobs = &std::sync::Mutex::new(jobs);
     std::thread::scope(|scope| {
         // Created inside the scope so that leaving it early (an error, `-c N`, a closed
-        // pipe) drops both ends this thread holds, and the worker sees its input end.
-        // No more than QUEUED batches exist at once, so sends never block.
-        let (to_worker, inbox) = mpsc::sync_channel::<Batch<'m>>(QUEUED);
-        let (to_main, done) = mpsc::sync_channel::<Batch<'m>>(QUEUED);
+        // pipe) drops the receiving end, and the reading thread's next send fails and
+        // ends it. At most `queued` batches wait, which bounds memory when the consumer is
+        // slow; the way back is unbounded, so that neither thread ever waits on the other
+        // in both directions, but only batches that exist travel on it.
+        let (to_consumer, inbox) = mpsc::sync_channel::<Handed<'m>>(queued);
+        let (give_back, returned) = mpsc::channel::<(Batch<'m>, Reach)>();
+        for _ in 0..helpers {
+            scope.spawn(move || {
+                loop {
+                    let job = match jobs.lock() {
+                        Ok(jobs) => jobs.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((mut batch, done)) = job else {
+                        return;
+                    };
+                    work(&mut batch);
+                    let _ = done.send(batch);
+                }
+            });
+        }
         scope.spawn(move || {
-            for mut batch in inbox {
-                work(&mut batch);
-                backlog.fetch_sub(1, Ordering::Relaxed);
-                if to_main.send(batch).is_err() {
+            let mut spare: Vec<Batch<'m>> = Vec::new();
+            let mut exhausted = false;
+            while !exhausted {
+                for (batch, reach) in returned.try_iter() {
+                    for (index, &offset) in reach.iter().enumerate() {
+                        inputs.merger.release_before(index, offset);
+                    }
+                    spare.push(batch);
+                }
+                let mut batch = spare.pop().unwrap_or_default();
+                let mut reach: Reach = smallvec::smallvec![0; inputs_len];
+                while batch.packets.len() < BATCH {
+                    let Some((index, frame)) = inputs.next() else {
+                        exhausted = true;
+                        break;
+                    };
+                    if let Some(record) = inputs.merger.current_mapped(index) {
+                        batch.decode(index, &record, frame, decoder);
+                        if let Some(last) = reach.get_mut(index) {
+                            *last = record.offset;
+                        }
+                    }
+                    inputs.advance(index);
+                }
+                if batch.packets.is_empty() {
+                    continue;
+                }
+                let parcel = if helpers > 0 {
+                    let (done, promise) = mpsc::sync_channel(1);
+                    // Helpers end only when this sender goes, with this thread.
+                    let _ = to_helpers.send((batch, done));
+                    Parcel::Helped(promise)
+                } else {
+                    let worked = waiting.load(Ordering::Relaxed) >= WORKER_BACKLOG;
+                    if worked {
+                        work(&mut batch);
+                    }
+                    Parcel::Ready { batch, worked }
+                };
+                waiting.fetch_add(1, Ordering::Relaxed);
+                if to_consumer.send(Handed { parcel, reach }).is_err() {
                     break;
                 }
             }
         });
-        let mut order: VecDeque<Slot<'m>> = VecDeque::with_capacity(QUEUED + 1);
-        let mut spare: Vec<Batch<'m>> = Vec::new();
-        let mut exhausted = false;
-        loop {
-            // Consume whatever is ready at the front, without waiting; wait only when the
-            // queue is full or there is nothing left to decode.
-            loop {
-                let must_wait = exhausted || order.len() >= QUEUED;
-                let Some(front) = order.front_mut() else {
-                    break;
-                };
-                let mut batch = match front {
-                    Slot::Here(batch) => std::mem::take(batch),
-                    Slot::Sent if must_wait => match done.recv() {
-                        Ok(batch) => batch,
-                        Err(_) => return Ok(()),
-                    },
-                    Slot::Sent => match done.try_recv() {
-                        Ok(batch) => batch,
-                        Err(_) => break,
-                    },
-                };
-                order.pop_front();
-                if consume(&mut batch)?.is_break() {
-                    return Ok(());
+        for Handed { parcel, reach } in inbox {
+            waiting.fetch_sub(1, Ordering::Relaxed);
+            let mut batch = match parcel {
+                Parcel::Ready {
+                    batch,
+                    worked: true,
+                } => batch,
+                Parcel::Ready { mut batch, .. } => {
+                    work(&mut batch);
+                    batch
                 }
-                batch.clear();
-                spare.push(batch);
-            }
-            if exhausted {
+                Parcel::Helped(promise) => match promise.recv() {
+                    Ok(batch) => batch,
+                    // A helper that died (a panic in `work`) leaves its batch unsent.
+                    Err(_) => anyhow::bail!("pipeline: a worker thread stopped"),
+                },
+            };
+            if consume(&mut batch)?.is_break() {
                 return Ok(());
             }
-            let mut batch = spare.pop().unwrap_or_default();
-            while batch.packets.len() < BATCH {
-                let Some((index, frame)) = inputs.next() else {
-                    exhausted = true;
-                    break;
-                };
-                if let Some(record) = inputs.merger.current_mapped(index) {
-                    batch.decode(index, &record, frame, decoder);
-                }
-                inputs.advance(index);
-            }
-            if batch.packets.is_empty() {
-                continue;
-            }
-            if backlog.load(Ordering::Relaxed) < WORKER_BACKLOG {
-                backlog.fetch_add(1, Ordering::Relaxed);
-                // The worker only ends when this sender is dropped, so the send succeeds.
-                let _ = to_worker.send(batch);
-                order.push_back(Slot::Sent);
-            } else {
-                work(&mut batch);
-                order.push_back(Slot::Here(batch));
-            }
+            batch.clear();
+            // The reading thread is gone once it has read everything; nothing is left to
+            // release or reuse then.
+            let _ = give_back.send((batch, reach));
         }
+        Ok(())
     })
 }

@@ -289,7 +289,10 @@ pub struct IcrcJob<'a> {
     pub prefix: IcrcPrefix<'a>,
     /// From the BTH to the byte before the ICRC.
     pub covered: &'a [u8],
-    pub stored: u32,
+    /// The ICRC as captured (little-endian), borrowed rather than read: it ends the frame,
+    /// a kilobyte past the headers on big frames, and reading it while decoding would
+    /// fetch a cache line (often a page) that only the CRC computation needs.
+    pub stored: &'a [u8; 4],
 }
 
 /// A VCRC whose bytes are all captured, waiting to be computed.
@@ -305,7 +308,7 @@ impl Packet<'_> {
     pub fn verify_crcs(&mut self) {
         if let Some(job) = self.icrc_job.take() {
             self.icrc = Some(CrcCheck::compare(
-                job.stored,
+                u32::from_le_bytes(*job.stored),
                 crc::icrc(job.prefix, job.covered),
             ));
         }

@@ -40,12 +40,15 @@ pub fn decode<'a>(
         return Err(malformed(Layer::Bth, at, "no room for BTH and ICRC"));
     }
     let icrc_at = end - ICRC_LEN;
-    match packet.complete(icrc_at, end) {
+    match packet
+        .complete(icrc_at, end)
+        .and_then(|b| b.try_into().ok())
+    {
         Some(stored) => {
             pkt.icrc_job = Some(IcrcJob {
                 prefix,
                 covered: packet.captured(at, icrc_at),
-                stored: u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]),
+                stored,
             })
         }
         None => pkt.icrc = Some(CrcCheck::unverifiable(None)),
