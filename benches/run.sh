@@ -90,3 +90,31 @@ if command -v tshark >/dev/null 2>&1; then
     echo "| cat > /dev/null (the bound) | 40k x 1 KiB | $cat_prefix | | $(ratio "$ts_prefix" "$cat_prefix") x faster than tshark |"
     echo "| per-packet rate, analyze vs tshark | | | | $(echo "(0.42 / $an_big) / (0.04 / $ts_prefix)" | bc -l | xargs printf '%.0f') x |"
 fi
+
+# rdmadump export: time and memory against read --json, size of what it writes, and a
+# DuckDB scan of the export against analyze over the pcap (needs `pip install duckdb`).
+if $BIN export --help >/dev/null 2>&1; then
+    out=$DIR/export
+    export_once() { rm -rf "$out"; $BIN export -o "$out" "$big"; }
+    ex_big=$(best export_once)
+    rm -rf "$out"
+    rss_export=$(peak_mb $BIN export -o "$out" "$big")
+    packets_mb=$(du -sm "$out/packets" | cut -f1)
+    echo "| rdmadump export | $(size_mb "$big") MB, 1 KiB | $ex_big | | $(ratio "$ex_big" "$read_big") x read --json |"
+    echo "| rdmadump export | peak RSS, output | | $rss_export MB | packets/ $packets_mb MB of $(size_mb "$big") MB pcap |"
+    if python3 -c "import duckdb" >/dev/null 2>&1; then
+        query="SELECT capture, bth_dest_qp, count(*) FROM read_parquet('$out/packets/**/*.parquet') WHERE icrc_status = 'bad' GROUP BY ALL"
+        # The query's own time, best of $RUNS, inside one Python process (its start-up and
+        # `import duckdb` are not the query's).
+        duck=$(python3 -c "
+import duckdb, time
+best = None
+for _ in range($RUNS + 1):
+    start = time.perf_counter()
+    duckdb.sql(\"$query\").fetchall()
+    t = time.perf_counter() - start
+    best = t if best is None else min(best, t)
+print(f'{best:.4f}')")
+        echo "| DuckDB: ICRC-bad per QP over the export | packets/ | $duck | | $(ratio "$duck" "$an_big") x analyze on the pcap |"
+    fi
+fi
