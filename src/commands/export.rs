@@ -366,6 +366,13 @@ fn write_connections(
             };
             let own = [
                 ("record", Value::from("connection")),
+                (
+                    "frame",
+                    connection
+                        .get("first_frame")
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                ),
                 ("direction", Value::from(direction)),
                 ("src", end(from, "addr")),
                 ("dst", end(to, "addr")),
@@ -415,6 +422,10 @@ fn write_connections(
         let counts = Value::Array(opcodes.values().cloned().collect());
         let own = [
             ("record", Value::from("flow")),
+            (
+                "frame",
+                flow.get("first_frame").cloned().unwrap_or(Value::Null),
+            ),
             ("transport", Value::from(transport)),
             ("opcodes_name", names),
             ("opcodes_packets", counts),

@@ -275,6 +275,13 @@ fn report_rows_flatten_without_loss_and_match_analyze() {
         events_seen += got.len();
         // Every connection direction is a row with analyze's counts.
         let connections = rows_of(&files_under(&out.join("connections")));
+        // Every row of every dataset leads back to a frame of its capture.
+        for row in connections.iter().chain(&events) {
+            assert!(
+                row.contains_key("capture") && row.contains_key("frame"),
+                "{row:?}"
+            );
+        }
         for conn in report["connections"].as_array().unwrap() {
             for direction in ["a_to_b", "b_to_a"] {
                 let counts = &conn[direction];

@@ -201,6 +201,10 @@ pub fn connection_schema() -> RowSchema {
             "record",
             "connection (one direction of a QP pair) or flow (UD or RD traffic)",
         ),
+        int(
+            "frame",
+            "the row's first frame (first_frame), to find it in Wireshark",
+        ),
         text("transport", "rc, uc, xrc (connections); ud, rd (flows)"),
         text(
             "direction",
