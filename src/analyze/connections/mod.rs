@@ -469,7 +469,7 @@ impl ConnectionTable {
                     Verdict::Gap => Mark::Gap,
                     _ => Mark::Retransmitted,
                 };
-                sequence.push(ts, bth.psn(), at.frame, mark);
+                sequence.push_with(ts, bth.psn(), at.frame, mark, payload, None);
                 if ce {
                     sequence.push(ts, bth.psn(), at.frame, Mark::Ce);
                 }
@@ -573,11 +573,8 @@ impl ConnectionTable {
                     },
                 );
             }
-            if let Some(rtt) = rtt {
-                series.rtt(ts, rtt);
-            }
             if let Some(sequence) = &mut series.sequence {
-                sequence.push(ts, p, at.frame, mark);
+                sequence.push_with(ts, p, at.frame, mark, payload, rtt);
             }
         }
     }

@@ -6,10 +6,13 @@
 //! same mark merge (a chart cannot show 4096 points apart on one screen anyway), the most
 //! common marks first: plain new packets and ACKs give way long before a retransmission,
 //! a NAK or a gap does.
+//!
+//! The points also carry what the goodput and RTT charts add up per interval (payload,
+//! RTT samples), so a packet costs the report one push, not a second record elsewhere.
 
 use super::super::psn;
 
-/// Points kept per direction; 32 bytes each, so at most 128 KiB a direction.
+/// Points kept per direction; 40 bytes each, so at most 160 KiB a direction.
 pub const MAX_POINTS: usize = 4096;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -62,13 +65,17 @@ impl Mark {
 }
 
 /// One point, or several merged neighbours of one mark (`count` of them, at the first's
-/// frame and time; `psn` is the highest).
+/// frame and time; `psn` is the highest, `payload` the sum, `rtt_ns` the longest).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Point {
     pub ts_ns: u64,
     pub psn: i64,
     pub frame: u64,
     pub count: u32,
+    /// Payload bytes: a request's, or for an ACK mark the READ data the response carried.
+    pub payload: u32,
+    /// An ACK mark's RTT sample, in ns (saturated); 0 when it gave none.
+    pub rtt_ns: u32,
     pub mark: Mark,
 }
 
@@ -100,12 +107,27 @@ impl TimeSequence {
     }
 
     pub fn push(&mut self, ts_ns: u64, wire_psn: u32, frame: u64, mark: Mark) {
+        self.push_with(ts_ns, wire_psn, frame, mark, 0, None);
+    }
+
+    /// A point with its payload, and for an ACK the RTT sample it gave.
+    pub fn push_with(
+        &mut self,
+        ts_ns: u64,
+        wire_psn: u32,
+        frame: u64,
+        mark: Mark,
+        payload: u32,
+        rtt_ns: Option<u64>,
+    ) {
         let psn = self.unwrap(wire_psn);
         self.add(Point {
             ts_ns,
             psn,
             frame,
             count: 1,
+            payload,
+            rtt_ns: rtt_ns.map_or(0, |r| u32::try_from(r).unwrap_or(u32::MAX).max(1)),
             mark,
         });
     }
@@ -118,6 +140,8 @@ impl TimeSequence {
             psn,
             frame,
             count: 1,
+            payload: 0,
+            rtt_ns: 0,
             mark,
         });
     }
@@ -156,6 +180,8 @@ fn merge_pairs(points: &mut Vec<Point>, rank: u8) {
             let into = &mut points[kept - 1];
             into.count = into.count.saturating_add(p.count);
             into.psn = into.psn.max(p.psn);
+            into.payload = into.payload.saturating_add(p.payload);
+            into.rtt_ns = into.rtt_ns.max(p.rtt_ns);
             absorbed_last = true;
         } else {
             points[kept] = p;
@@ -198,7 +224,7 @@ mod tests {
             } else {
                 Mark::New
             };
-            s.push(i, (i & 0xff_ffff) as u32, i + 1, mark);
+            s.push_with(i, (i & 0xff_ffff) as u32, i + 1, mark, 10, None);
         }
         assert!(s.points.len() <= MAX_POINTS);
         assert!(s.merges > 0);
@@ -217,6 +243,8 @@ mod tests {
         // Nothing is lost from the counts, and time still runs forward.
         let count: u64 = s.points.iter().map(|p| u64::from(p.count)).sum();
         assert_eq!(count, total);
+        let payload: u64 = s.points.iter().map(|p| u64::from(p.payload)).sum();
+        assert_eq!(payload, 10 * total);
         assert!(s.points.windows(2).all(|w| w[0].ts_ns <= w[1].ts_ns));
     }
 

@@ -2,9 +2,6 @@
 //! direction of a connection, for plots and for spotting stalls. At most a configured number
 //! of buckets: when a connection outlasts them, neighbouring buckets merge and the interval
 //! doubles, so a long capture costs no more than a short one.
-//!
-//! The HTML report's throughput and latency charts use the same buckets, with the RTT
-//! samples of each interval, which the `--interval` JSON does not write.
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
@@ -15,13 +12,6 @@ pub struct Bucket {
     pub packets: u32,
     pub retransmitted: u32,
     pub cnps: u32,
-    /// Payload of packets sent for the first time: goodput.
-    pub goodput_bytes: u64,
-    /// RTT samples taken in the interval: how many, their sum, least and most.
-    pub rtt_samples: u32,
-    pub rtt_sum_ns: u64,
-    pub rtt_min_ns: u64,
-    pub rtt_max_ns: u64,
 }
 
 impl Bucket {
@@ -30,31 +20,6 @@ impl Bucket {
         self.packets += other.packets;
         self.retransmitted += other.retransmitted;
         self.cnps += other.cnps;
-        self.goodput_bytes += other.goodput_bytes;
-        if other.rtt_samples > 0 {
-            self.rtt(
-                other.rtt_min_ns,
-                other.rtt_max_ns,
-                other.rtt_sum_ns,
-                other.rtt_samples,
-            );
-        }
-    }
-
-    fn rtt(&mut self, min: u64, max: u64, sum: u64, samples: u32) {
-        self.rtt_min_ns = if self.rtt_samples == 0 {
-            min
-        } else {
-            self.rtt_min_ns.min(min)
-        };
-        self.rtt_max_ns = self.rtt_max_ns.max(max);
-        self.rtt_sum_ns = self.rtt_sum_ns.saturating_add(sum);
-        self.rtt_samples = self.rtt_samples.saturating_add(samples);
-    }
-
-    /// The mean RTT of the interval's samples.
-    pub fn rtt_mean_ns(&self) -> Option<u64> {
-        (self.rtt_samples > 0).then(|| self.rtt_sum_ns / u64::from(self.rtt_samples))
     }
 }
 
@@ -69,13 +34,8 @@ pub struct Timeline {
 /// How one event adds to its bucket.
 #[derive(Debug, Clone, Copy)]
 pub enum Event {
-    Packet {
-        payload: u32,
-        retransmitted: bool,
-    },
+    Packet { payload: u32, retransmitted: bool },
     Cnp,
-    /// A round-trip time measured by the response that arrived then.
-    Rtt(u64),
 }
 
 impl Timeline {
@@ -108,12 +68,8 @@ impl Timeline {
                 bucket.packets += 1;
                 bucket.payload_bytes += u64::from(payload);
                 bucket.retransmitted += u32::from(retransmitted);
-                if !retransmitted {
-                    bucket.goodput_bytes += u64::from(payload);
-                }
             }
             Event::Cnp => bucket.cnps += 1,
-            Event::Rtt(ns) => bucket.rtt(ns, ns, ns, 1),
         }
     }
 
@@ -207,20 +163,5 @@ mod tests {
         let total: u64 = t.buckets.iter().map(|b| b.payload_bytes).sum();
         assert_eq!(total, 100);
         assert_eq!(t.buckets[0].packets, 32);
-    }
-
-    #[test]
-    fn rtt_samples_merge_into_min_mean_max() {
-        let mut t = Timeline::new(0, 10, 2);
-        t.add(0, Event::Rtt(300));
-        t.add(5, Event::Rtt(100));
-        t.add(15, Event::Rtt(500));
-        // The third interval doubles the width: all three land in one bucket.
-        t.add(25, packet(1));
-        let b = t.buckets[0];
-        assert_eq!(t.interval_ns, 20);
-        assert_eq!((b.rtt_samples, b.rtt_min_ns, b.rtt_max_ns), (3, 100, 500));
-        assert_eq!(b.rtt_mean_ns(), Some(300));
-        assert_eq!(t.buckets[1].rtt_mean_ns(), None);
     }
 }

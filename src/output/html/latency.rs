@@ -1,13 +1,13 @@
 //! RTT per interval of a connection's two directions: the mean of the interval's samples
-//! as a line, and its least and most as a bar, from the chart timelines.
+//! as a line, and its least and most as a bar.
 
 use maud::{Markup, html};
 
 use super::chart::{self, Frame, Key, Line};
 use super::palette;
-use crate::analyze::connections::Timeline;
+use super::rates::Rates;
 
-pub fn render(directions: &[(&str, Option<&Timeline>); 2], origin_ns: u64) -> Markup {
+pub fn render(directions: &[(&str, Option<Rates>); 2], origin_ns: u64) -> Markup {
     struct Sample {
         x: f64,
         ts_ns: u64,
@@ -23,19 +23,20 @@ pub fn render(directions: &[(&str, Option<&Timeline>); 2], origin_ns: u64) -> Ma
     for (i, (name, timeline)) in directions.iter().enumerate() {
         let Some(t) = timeline else { continue };
         let samples: Vec<Sample> = t
-            .buckets
+            .bins
             .iter()
             .enumerate()
-            .filter_map(|(k, b)| {
-                let ts_ns = t.start_ns + k as u64 * t.interval_ns;
-                Some(Sample {
+            .filter(|(_, b)| b.rtt_samples > 0)
+            .map(|(k, b)| {
+                let ts_ns = t.start_ns + k as u64 * t.width_ns;
+                Sample {
                     x: ts_ns.saturating_sub(origin_ns) as f64 / 1e3,
                     ts_ns,
-                    mean: b.rtt_mean_ns()?,
+                    mean: b.rtt_sum_ns / u64::from(b.rtt_samples),
                     min: b.rtt_min_ns,
                     max: b.rtt_max_ns,
                     samples: b.rtt_samples,
-                })
+                }
             })
             .collect();
         if samples.is_empty() {

@@ -10,6 +10,7 @@ mod latency;
 mod palette;
 mod pause;
 mod rank;
+mod rates;
 mod sequence;
 mod throughput;
 
@@ -205,13 +206,28 @@ fn connection(i: usize, c: &Connection<'_>, origin: u64) -> Markup {
     let ab = format!("{a} → {b}");
     let ba = format!("{b} → {a}");
     let directions: [(&str, Direction<'_>); 2] = [(&ab, c.a_to_b()), (&ba, c.b_to_a())];
-    let rates =
-        directions.map(|(name, d)| (name, d.req.series.as_ref().and_then(|s| s.rates.as_ref())));
+    let sequences = directions.map(|(_, d)| {
+        d.req
+            .series
+            .as_ref()
+            .and_then(|s| s.sequence.as_ref())
+            .filter(|s| !s.points.is_empty())
+    });
+    // Both directions' charts share one time axis, cut into the same intervals.
+    let span = rates::span(sequences.iter().flatten().copied());
+    let rates = [0, 1].map(|i| {
+        (
+            directions[i].0,
+            sequences[i]
+                .zip(span)
+                .map(|(s, span)| rates::Rates::of(s, span)),
+        )
+    });
     html! {
         article.connection #(format!("conn-{i}")) {
             h3 { (i + 1) ". " (a) " ↔ " (b) " (" (c.transport()) ")" }
-            @for (name, d) in &directions {
-                @if let Some(seq) = d.req.series.as_ref().and_then(|s| s.sequence.as_ref()).filter(|s| !s.points.is_empty()) {
+            @for (i, (name, _)) in directions.iter().enumerate() {
+                @if let Some(seq) = sequences[i] {
                     (sequence::render(seq, origin, &format!("Time sequence: {name}")))
                 }
             }

@@ -5,23 +5,23 @@ use maud::{Markup, html};
 
 use super::chart::{self, Frame, Key, Line};
 use super::palette;
-use crate::analyze::connections::Timeline;
+use super::rates::Rates;
 
-/// `directions`: each direction's name and its chart timeline, if it recorded one.
-pub fn render(directions: &[(&str, Option<&Timeline>); 2], origin_ns: u64) -> Markup {
+/// `directions`: each direction's name and its rates, if it recorded any.
+pub fn render(directions: &[(&str, Option<Rates>); 2], origin_ns: u64) -> Markup {
     let mut lines = Vec::new();
     let mut keys = Vec::new();
     let (mut x0, mut x1, mut y1) = (f64::MAX, f64::MIN, 0f64);
     for (i, (name, timeline)) in directions.iter().enumerate() {
         let Some(t) = timeline else { continue };
         let color = palette::DIRECTIONS[i];
-        let seconds = t.interval_ns as f64 / 1e9;
+        let seconds = t.width_ns as f64 / 1e9;
         let points: Vec<(f64, f64)> = t
-            .buckets
+            .bins
             .iter()
             .enumerate()
             .map(|(k, b)| {
-                let start = t.start_ns + k as u64 * t.interval_ns;
+                let start = t.start_ns + k as u64 * t.width_ns;
                 let x = start.saturating_sub(origin_ns) as f64 / 1e3;
                 (x, b.goodput_bytes as f64 * 8.0 / seconds / 1e6)
             })
