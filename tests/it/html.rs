@@ -432,6 +432,7 @@ fn html_renders_in_a_real_browser() {
     let dir = out_dir();
     let errors = Regex::new(r#"<html[^>]* data-errors="([^"]*)""#).unwrap();
     let charts = Regex::new(r#"<svg[^>]* class="chart chart-[a-z]+""#).unwrap();
+    let tip_attr = Regex::new(r#"data-tip="([^"]*)""#).unwrap();
     for scenario in SCENARIOS {
         let page = report(scenario, &[]);
         // The page under test, with a first script that writes any error into the DOM.
@@ -440,7 +441,19 @@ fn html_renders_in_a_real_browser() {
             window.addEventListener('error',function(e){note(e.message);});\
             var ce=console.error;console.error=function(){note([].join.call(arguments,' '));\
             ce.apply(console,arguments);};})();</script>";
-        let trapped = page.replacen("<head>", &format!("<head>{trap}"), 1);
+        // And a last one that hovers over a mark and clicks the first chart, as a reader
+        // would, and writes what the tooltip said and whether the chart widened.
+        let reader = "<script>(function(){var m=document.querySelector('[data-mark]');\
+            m.dispatchEvent(new MouseEvent('mouseover',{bubbles:true}));\
+            var t=document.getElementById('tooltip');\
+            document.body.setAttribute('data-tip',t.hidden?'hidden':t.textContent.split('\\n').join('|'));\
+            var c=document.querySelector('svg.chart');\
+            c.dispatchEvent(new MouseEvent('click',{bubbles:true}));\
+            document.body.setAttribute('data-zoomed',c.parentNode.classList.contains('zoomed'));\
+            })();</script>";
+        let trapped = page
+            .replacen("<head>", &format!("<head>{trap}"), 1)
+            .replacen("</body>", &format!("{reader}</body>"), 1);
         assert_ne!(trapped, page);
         let probe = dir.join(scenario.replace(".pcap", ".probe.html"));
         std::fs::write(&probe, trapped).unwrap();
@@ -455,8 +468,15 @@ fn html_renders_in_a_real_browser() {
             !log.contains(":CONSOLE(") || !log.to_lowercase().contains("error"),
             "{scenario}: console: {log}"
         );
-        // The report's own script ran to its end.
+        // The report's own script ran to its end, the tooltip names the mark's frame, and
+        // a click widens the chart.
         assert!(dom.contains("data-script=\"ready\""), "{scenario}");
+        let tip = tip_attr
+            .captures(&dom)
+            .map(|c| c[1].to_string())
+            .unwrap_or_default();
+        assert!(tip.contains("|frame: "), "{scenario}: tooltip {tip:?}");
+        assert!(dom.contains("data-zoomed=\"true\""), "{scenario}");
         assert_eq!(
             charts.find_iter(&dom).count(),
             expected_charts(scenario),

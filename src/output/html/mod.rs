@@ -44,8 +44,14 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize) -> String {
         },
     );
     let sink = &analyzer.anomalies;
+    // The file's name, not its path: the page travels (attached to a ticket) without it.
     let title = match files {
-        [one] => format!("rdmadump analyze: {one}"),
+        [one] => {
+            let name = std::path::Path::new(one)
+                .file_name()
+                .map_or(one.clone(), |n| n.to_string_lossy().into_owned());
+            format!("rdmadump analyze: {name}")
+        }
         _ => format!("rdmadump analyze: {} files", files.len()),
     };
     let page = html! {
@@ -106,7 +112,7 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize) -> String {
                 }
                 section #graphs {
                     h2 { "Connections over time" }
-                    p { "Times are µs from the first packet analysed. Hover a mark for its frame, PSN and time." }
+                    p { "Times are µs from the first packet analysed. Hover a mark for its frame, PSN and time; click a chart to widen it." }
                     @if drawn == 0 {
                         p { "No connection to draw." }
                     }

@@ -25,5 +25,10 @@
     tip.style.left = (e.clientX + 12) + "px";
     tip.style.top = (e.clientY + 12) + "px";
   });
+  // Zoom: a click on a chart doubles its width (the figure scrolls); another click undoes it.
+  document.addEventListener("click", function (e) {
+    var svg = e.target.closest ? e.target.closest("svg.chart") : null;
+    if (svg) svg.parentNode.classList.toggle("zoomed");
+  });
   document.body.setAttribute("data-script", "ready");
 })();
