@@ -505,3 +505,53 @@ fn html_renders_in_a_real_browser() {
         }
     }
 }
+
+/// Every capture among the fixtures, damaged ones included (truncated, malformed, bad
+/// lengths), in any directory.
+fn all_captures(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            all_captures(&path, out);
+        } else if path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.contains(".pcap"))
+        {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn html_of_every_fixture_renders_without_a_panic() {
+    let mut captures = Vec::new();
+    all_captures(&root().join("fixtures"), &mut captures);
+    assert!(captures.len() > 30, "{} fixtures", captures.len());
+    let scratch = tempfile::tempdir().unwrap();
+    for (i, capture) in captures.iter().enumerate() {
+        let html = scratch.path().join(format!("{i}.html"));
+        let out = rdmadump(&[
+            "analyze",
+            "--html",
+            html.to_str().unwrap(),
+            capture.to_str().unwrap(),
+        ]);
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{}: {err}", capture.display());
+        // Damaged input may fail the run (exit 2), but the page of what was read is written.
+        assert!(
+            matches!(out.status.code(), Some(0 | 2)),
+            "{}: {:?} {err}",
+            capture.display(),
+            out.status
+        );
+        let page = std::fs::read_to_string(&html).unwrap();
+        assert!(page.starts_with("<!DOCTYPE html>"), "{}", capture.display());
+        assert!(
+            page.trim_end().ends_with("</html>"),
+            "{}",
+            capture.display()
+        );
+    }
+}

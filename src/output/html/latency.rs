@@ -28,7 +28,7 @@ pub fn render(directions: &[(&str, Option<Rates>); 2], origin_ns: u64) -> Markup
             .enumerate()
             .filter(|(_, b)| b.rtt_samples > 0)
             .map(|(k, b)| {
-                let ts_ns = t.start_ns + k as u64 * t.width_ns;
+                let ts_ns = t.start_ns.saturating_add(k as u64 * t.width_ns);
                 Sample {
                     x: ts_ns.saturating_sub(origin_ns) as f64 / 1e3,
                     ts_ns,

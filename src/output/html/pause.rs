@@ -31,7 +31,7 @@ pub fn render(lanes: &PauseLanes, cascades: &[Cascade], origin_ns: u64) -> Marku
     }
     for c in cascades {
         x0 = x0.min(x(c.start_ns));
-        x1 = x1.max(x(c.start_ns + c.duration_ns));
+        x1 = x1.max(x(c.start_ns.saturating_add(c.duration_ns)));
     }
     let n = sorted.len();
     let names: Vec<String> = sorted
@@ -92,13 +92,13 @@ pub fn render(lanes: &PauseLanes, cascades: &[Cascade], origin_ns: u64) -> Marku
                         .collect();
                     @if let (Some(lo), Some(hi)) = (members.iter().map(|m| m.0).min(), members.iter().map(|m| m.0).max()) {
                         @let (bx0, by0) = map(x(c.start_ns), lane_y(lo) + 0.45);
-                        @let (bx1, by1) = map(x(c.start_ns + c.duration_ns), lane_y(hi) - 0.45);
+                        @let (bx1, by1) = map(x(c.start_ns.saturating_add(c.duration_ns)), lane_y(hi) - 0.45);
                         @let path: Vec<String> = members.iter().map(|&(i, ns, _)| {
                             let (px, py) = map(x(ns), lane_y(i));
                             format!("{px},{py}")
                         }).collect();
                         g data-mark="cascade" data-priority=(c.priority) data-frame=(c.start.frame)
-                            data-ts-ns=(c.start_ns) data-end-ns=(c.start_ns + c.duration_ns)
+                            data-ts-ns=(c.start_ns) data-end-ns=(c.start_ns.saturating_add(c.duration_ns))
                             data-senders=(c.senders.len()) data-lanes=(members.iter().map(|m| m.0.to_string()).collect::<Vec<_>>().join(",")) {
                             rect x=(bx0) y=(by0) width=((bx1 - bx0).max(1)) height=((by1 - by0).max(1))
                                 fill=(palette::css(palette::ORANGE)) fill-opacity="0.15" {}

@@ -54,7 +54,7 @@ impl Rates {
                     bin.rtt_min_ns.min(rtt)
                 };
                 bin.rtt_max_ns = bin.rtt_max_ns.max(rtt);
-                bin.rtt_sum_ns += rtt;
+                bin.rtt_sum_ns = bin.rtt_sum_ns.saturating_add(rtt);
                 bin.rtt_samples += 1;
             }
         }

@@ -21,7 +21,7 @@ pub fn render(directions: &[(&str, Option<Rates>); 2], origin_ns: u64) -> Markup
             .iter()
             .enumerate()
             .map(|(k, b)| {
-                let start = t.start_ns + k as u64 * t.width_ns;
+                let start = t.start_ns.saturating_add(k as u64 * t.width_ns);
                 let x = start.saturating_sub(origin_ns) as f64 / 1e3;
                 (x, b.goodput_bytes as f64 * 8.0 / seconds / 1e6)
             })
