@@ -17,15 +17,25 @@ use crate::cli::{ExportArgs, PartitionArg};
 use crate::filter::PacketFilter;
 use crate::output::parquet::rows::{self, Leaf, RowSchema};
 use crate::output::parquet::{
-    DatasetOptions, DatasetWriter, ExportError, Partitioning, Table, packets, schema_markdown,
+    ColumnSpec, DatasetOptions, DatasetWriter, ExportError, Partitioning, Table, packets,
+    schema_markdown,
 };
 
 use super::pipeline::Batch;
 use super::{RunOptions, for_each_batch_with, input_paths};
+use crate::output::parquet::encoded::{self, RowBytes};
+
+thread_local! {
+    /// Where each worker thread formats addresses for the rows it encodes.
+    static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
 
 /// Rows gathered before they go to the Parquet writer as one record batch: enough to
 /// amortise the per-batch work, few enough that 170 columns of them stay a few MB.
 const BATCH_ROWS: usize = 8192;
+
+/// Encoded packet rows handed to the Parquet writer at a time: about 2,000 frames' rows.
+const HAND_OVER_BYTES: usize = 1 << 20;
 
 pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
     if args.schema {
@@ -102,42 +112,66 @@ fn capture_name(given: Option<&str>, path: &Path) -> String {
     )
 }
 
-/// The packets dataset's writer, on a thread of its own when there are two: Parquet
-/// encoding and compression then run beside decoding and analysis.
+/// Rows of the packets dataset, as the worker threads encoded them, and the writer they go
+/// to: Arrow columns and Parquet pages are built here, on a thread of its own when there
+/// are two, beside the decoding and the analysis.
+struct PacketRows {
+    table: Table,
+    writer: DatasetWriter,
+}
+
+impl PacketRows {
+    fn add(&mut self, rows: &[u8], first_ts: Option<u64>) -> Result<(), ExportError> {
+        encoded::append_rows(&mut self.table, rows);
+        if self.table.rows() >= BATCH_ROWS {
+            self.flush(first_ts)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, first_ts: Option<u64>) -> Result<(), ExportError> {
+        let batch = self.table.finish()?;
+        self.writer.write(&batch, first_ts)
+    }
+}
+
 enum PacketSink {
-    Inline(Box<DatasetWriter>),
+    Inline(Box<PacketRows>),
     Background {
-        batches: std::sync::mpsc::SyncSender<(arrow_array::RecordBatch, Option<u64>)>,
+        rows: std::sync::mpsc::SyncSender<(Vec<u8>, Option<u64>)>,
         writer: std::thread::JoinHandle<Result<DatasetWriter, ExportError>>,
     },
 }
 
 impl PacketSink {
     fn new(writer: DatasetWriter, threads: usize) -> Self {
+        let sink = PacketRows {
+            table: Table::new(&packets::columns()),
+            writer,
+        };
         if threads < 2 {
-            return PacketSink::Inline(Box::new(writer));
+            return PacketSink::Inline(Box::new(sink));
         }
-        // Two batches in flight bound the memory the queue holds.
-        let (batches, queue) = std::sync::mpsc::sync_channel(2);
+        // A few pipeline batches' rows in flight bound the memory the queue holds.
+        let (rows, queue) = std::sync::mpsc::sync_channel::<(Vec<u8>, Option<u64>)>(8);
         let writer = std::thread::spawn(move || {
-            let mut writer = writer;
-            for (batch, first_ts) in queue {
-                writer.write(&batch, first_ts)?;
+            let mut sink = sink;
+            let mut first = None;
+            for (rows, first_ts) in queue {
+                first = first_ts.or(first);
+                sink.add(&rows, first)?;
             }
-            Ok(writer)
+            sink.flush(first)?;
+            Ok(sink.writer)
         });
-        PacketSink::Background { batches, writer }
+        PacketSink::Background { rows, writer }
     }
 
-    fn write(
-        &mut self,
-        batch: arrow_array::RecordBatch,
-        first_ts: Option<u64>,
-    ) -> anyhow::Result<()> {
+    fn write(&mut self, rows: Vec<u8>, first_ts: Option<u64>) -> anyhow::Result<()> {
         match self {
-            PacketSink::Inline(writer) => Ok(writer.write(&batch, first_ts)?),
-            PacketSink::Background { batches, .. } => {
-                if batches.send((batch, first_ts)).is_err() {
+            PacketSink::Inline(sink) => Ok(sink.add(&rows, first_ts)?),
+            PacketSink::Background { rows: queue, .. } => {
+                if queue.send((rows, first_ts)).is_err() {
                     // The writer stopped on an error, which `finish` returns.
                     bail!("the packets writer stopped");
                 }
@@ -146,11 +180,14 @@ impl PacketSink {
         }
     }
 
-    fn finish(self) -> anyhow::Result<DatasetWriter> {
+    fn finish(self, first_ts: Option<u64>) -> anyhow::Result<DatasetWriter> {
         match self {
-            PacketSink::Inline(writer) => Ok(*writer),
-            PacketSink::Background { batches, writer } => {
-                drop(batches);
+            PacketSink::Inline(mut sink) => {
+                sink.flush(first_ts)?;
+                Ok(sink.writer)
+            }
+            PacketSink::Background { rows, writer } => {
+                drop(rows);
                 match writer.join() {
                     Ok(result) => Ok(result?),
                     Err(_) => bail!("the packets writer panicked"),
@@ -168,22 +205,13 @@ struct Datasets {
 
 impl Datasets {
     fn new(root: &Path, name: &str, options: &DatasetOptions) -> Self {
-        let writer = |dataset: &str, schema| {
-            DatasetWriter::new(root.join(dataset), dataset, name, schema, options.clone())
+        let writer = |dataset: &str, columns: &[ColumnSpec]| {
+            DatasetWriter::new(root.join(dataset), dataset, name, columns, options.clone())
         };
         Datasets {
-            packets: writer(
-                "packets",
-                crate::output::parquet::columns::schema_of(&packets::columns()),
-            ),
-            connections: writer(
-                "connections",
-                crate::output::parquet::columns::schema_of(&rows::connection_schema().specs()),
-            ),
-            events: writer(
-                "events",
-                crate::output::parquet::columns::schema_of(&rows::event_schema().specs()),
-            ),
+            packets: writer("packets", &packets::columns()),
+            connections: writer("connections", &rows::connection_schema().specs()),
+            events: writer("events", &rows::event_schema().specs()),
         }
     }
 
@@ -251,40 +279,41 @@ fn export_capture(
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut packet_sink = PacketSink::new(packet_writer, threads);
     let mut event_writer = event_writer;
-    let mut table = Table::new(&packets::columns());
     let event_schema = rows::event_schema();
     let mut events = Events {
         table: Table::new(&event_schema.specs()),
         schema: event_schema,
     };
     let files = [name.to_string()];
-    // The worker stage verifies CRCs and marks the frames the selection keeps; every frame
-    // is analysed, so that connections and events describe the whole capture.
+    // The worker stage verifies CRCs, and encodes as rows the frames the selection keeps;
+    // every frame is analysed, so that connections and events describe the whole capture.
     let work = |batch: &mut Batch<'_>| {
-        for (i, (_, pkt)) in batch.packets.iter_mut().enumerate() {
-            pkt.verify_crcs();
-            window.anchor(pkt.ts_ns);
-            if window.contains(pkt.ts_ns) && filter.matches(pkt) {
-                batch.marks.push(i);
+        SCRATCH.with_borrow_mut(|scratch| {
+            for (_, pkt) in batch.packets.iter_mut() {
+                pkt.verify_crcs();
+                window.anchor(pkt.ts_ns);
+                if window.contains(pkt.ts_ns) && filter.matches(pkt) {
+                    packets::push(&mut RowBytes(&mut batch.out), scratch, name, pkt);
+                }
             }
-        }
+        });
     };
     let mut unknown: Vec<String> = Vec::new();
+    let mut pending: Vec<u8> = Vec::with_capacity(HAND_OVER_BYTES);
     let input = for_each_batch_with(
         &paths,
         &args.input,
         RunOptions::default(),
         work,
         |batch: &mut Batch<'_>| {
-            let mut selected = batch.marks.iter().copied().peekable();
-            for (i, (file, pkt)) in batch.packets.iter().enumerate() {
+            for (file, pkt) in &batch.packets {
                 analyzer.observe(*file, pkt);
-                if selected.next_if_eq(&i).is_some() {
-                    packets::push(&mut table, name, pkt);
-                    if table.rows() >= BATCH_ROWS {
-                        packet_sink.write(table.finish()?, analyzer.first_ts)?;
-                    }
-                }
+            }
+            // Gathered to a size worth a hand-over, since a stream's batch is one frame.
+            pending.extend_from_slice(&batch.out);
+            if pending.len() >= HAND_OVER_BYTES {
+                let full = std::mem::replace(&mut pending, Vec::with_capacity(HAND_OVER_BYTES));
+                packet_sink.write(full, analyzer.first_ts)?;
             }
             if analyzer.anomalies.kept.len() >= BATCH_ROWS {
                 events.drain(&mut analyzer, name, &files, &mut event_writer, &mut unknown)?;
@@ -298,9 +327,9 @@ fn export_capture(
     }
     analyzer.finish();
     let first_ts = analyzer.first_ts;
-    packet_sink.write(table.finish()?, first_ts)?;
+    packet_sink.write(pending, first_ts)?;
     let mut datasets = Datasets {
-        packets: packet_sink.finish()?,
+        packets: packet_sink.finish(first_ts)?,
         connections,
         events: event_writer,
     };

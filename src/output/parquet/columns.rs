@@ -8,7 +8,7 @@ use arrow_array::builder::{
     BooleanBuilder, Int64Builder, ListBuilder, StringBuilder, TimestampMicrosecondBuilder,
     UInt64Builder,
 };
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{ArrayRef, RecordBatch, new_null_array};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 
 /// A column's type, as the datasets use them.
@@ -67,6 +67,18 @@ pub struct ColumnSpec {
     pub name: String,
     pub ty: ColumnType,
     pub about: String,
+    pub values: Values,
+}
+
+/// How a column's values run from row to row, which picks its Parquet encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Values {
+    /// Few distinct values (opcodes, addresses, QPs): a dictionary pays.
+    Repeating,
+    /// Nearly every value new (CRCs): a dictionary only costs time before parquet gives it up.
+    Unique,
+    /// Growing from row to row (frame numbers, timestamps): deltas are small.
+    Rising,
 }
 
 impl ColumnSpec {
@@ -75,7 +87,13 @@ impl ColumnSpec {
             name: name.into(),
             ty,
             about: about.into(),
+            values: Values::Repeating,
         }
+    }
+
+    pub fn with_values(mut self, values: Values) -> Self {
+        self.values = values;
+        self
     }
 }
 
@@ -161,6 +179,8 @@ pub struct Table {
     /// most columns of most rows are null (a RoCE frame has no MAD, no tunnel, no LRH) and
     /// a run costs what one null does, and a column nobody touches costs nothing per row.
     filled: Vec<usize>,
+    /// Each column's last all-null array, for the next batch that gives it nothing.
+    nulls: Vec<Option<ArrayRef>>,
     rows: usize,
     /// Where a string made from a value (an address) is written before it is copied into
     /// its column, so that formatting allocates nothing once it has grown.
@@ -174,6 +194,7 @@ impl Table {
             types: columns.iter().map(|c| c.ty).collect(),
             builders: columns.iter().map(|c| Builder::new(c.ty)).collect(),
             filled: vec![0; columns.len()],
+            nulls: vec![None; columns.len()],
             rows: 0,
             scratch: String::new(),
         }
@@ -294,14 +315,32 @@ impl Table {
 
     /// The rows appended so far as one record batch; the table starts empty again.
     pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
-        for (builder, filled) in self.builders.iter_mut().zip(&mut self.filled) {
-            if *filled < self.rows {
-                builder.append_nulls(self.rows - *filled);
+        let rows = self.rows;
+        let fields = self.schema.fields().clone();
+        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.builders.len());
+        let columns = self.builders.iter_mut().zip(&mut self.filled);
+        for (((builder, filled), field), cached) in columns.zip(&fields).zip(&mut self.nulls) {
+            // Most columns of a batch have no value at all (a RoCE capture has no MAD, no
+            // tunnel): an all-null array costs nothing per row, where appending the nulls
+            // wrote zeroed values and validity bits for each, a third of the writer's time.
+            // Arrays are immutable, so one all-null array of a batch's length serves every
+            // batch of that length.
+            if *filled == 0 && rows > 0 {
+                let null = match cached.take() {
+                    Some(array) if array.len() == rows => array,
+                    _ => new_null_array(field.data_type(), rows),
+                };
+                *cached = Some(null.clone());
+                arrays.push(null);
+                continue;
+            }
+            if *filled < rows {
+                builder.append_nulls(rows - *filled);
             }
             *filled = 0;
+            arrays.push(builder.finish());
         }
         self.rows = 0;
-        let arrays: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
         RecordBatch::try_new(self.schema.clone(), arrays)
     }
 }

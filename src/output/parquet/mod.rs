@@ -4,6 +4,7 @@
 
 pub mod columns;
 pub mod dataset;
+pub mod encoded;
 pub mod packets;
 pub mod rows;
 

@@ -4,7 +4,8 @@
 
 use std::sync::LazyLock;
 
-use super::columns::{Cell, ColumnSpec, ColumnType, Table};
+use super::columns::{Cell, ColumnSpec, ColumnType, Values};
+use super::encoded::RowSink;
 use crate::dissect::Packet;
 use crate::filter::{FIELDS, Field, Type, Value};
 
@@ -165,8 +166,13 @@ static COLUMNS: LazyLock<PacketColumns> = LazyLock::new(|| {
                 header: header_of(field.name),
             });
         }
+        let values = match field.name {
+            "frame" | "ts" | "ts_ns" => Values::Rising,
+            "icrc.value" | "icrc.computed" | "vcrc.value" | "vcrc.computed" => Values::Unique,
+            _ => Values::Repeating,
+        };
         columns.push(Column {
-            spec: ColumnSpec::new(column_name(field.name), ty, about),
+            spec: ColumnSpec::new(column_name(field.name), ty, about).with_values(values),
             source: match list {
                 Some(count) => Source::List(field, count),
                 None => Source::Scalar(field),
@@ -198,8 +204,9 @@ pub fn columns() -> Vec<ColumnSpec> {
     COLUMNS.columns.iter().map(|c| c.spec.clone()).collect()
 }
 
-/// Appends one frame as a row.
-pub fn push(table: &mut Table, capture: &str, pkt: &Packet<'_>) {
+/// Appends one frame as a row. `scratch` holds addresses while they are formatted, so that
+/// a row allocates nothing once it has grown.
+pub fn push(sink: &mut impl RowSink, scratch: &mut String, capture: &str, pkt: &Packet<'_>) {
     let all = &*COLUMNS;
     let mut present = [false; 64];
     for (slot, header) in present.iter_mut().zip(&all.headers) {
@@ -213,40 +220,36 @@ pub fn push(table: &mut Table, capture: &str, pkt: &Packet<'_>) {
         for (index, column) in all.columns[range.clone()].iter().enumerate() {
             let index = range.start + index;
             match &column.source {
-                Source::Capture => table.push(index, Cell::Str(capture)),
+                Source::Capture => sink.cell(index, Cell::Str(capture)),
                 Source::Message(error) => {
                     if let Some(err) = error(pkt) {
-                        table.push_display(index, err);
+                        sink.display(index, err);
                     }
                 }
-                Source::Scalar(field) => push_value(table, index, (field.get)(pkt)),
-                Source::List(field, count) => push_list(table, index, field, *count, pkt),
+                Source::Scalar(field) => push_value(sink, scratch, index, (field.get)(pkt)),
+                Source::List(field, count) => push_list(sink, scratch, index, field, *count, pkt),
             }
         }
     }
-    table.end_row();
+    sink.end_row();
 }
 
-fn push_value(table: &mut Table, index: usize, value: Option<Value>) {
+fn push_value(sink: &mut impl RowSink, scratch: &mut String, index: usize, value: Option<Value>) {
     match value {
         None => {}
-        Some(Value::Int(v)) => table.push(index, Cell::UInt(v)),
-        Some(Value::Bool(v)) => table.push(index, Cell::Bool(v)),
-        Some(Value::Str(v)) => table.push(index, Cell::Str(v)),
-        Some(Value::Time(ns)) => table.push(index, Cell::TimeNs(ns)),
+        Some(Value::Int(v)) => sink.cell(index, Cell::UInt(v)),
+        Some(Value::Bool(v)) => sink.cell(index, Cell::Bool(v)),
+        Some(Value::Str(v)) => sink.cell(index, Cell::Str(v)),
+        Some(Value::Time(ns)) => sink.cell(index, Cell::TimeNs(ns)),
         Some(Value::Ip(ip)) => {
-            let mut text = std::mem::take(&mut table.scratch);
-            text.clear();
-            write_ip(&mut text, ip);
-            table.push(index, Cell::Str(&text));
-            table.scratch = text;
+            scratch.clear();
+            write_ip(scratch, ip);
+            sink.cell(index, Cell::Str(scratch));
         }
         Some(Value::Mac(mac)) => {
-            let mut text = std::mem::take(&mut table.scratch);
-            text.clear();
-            write_mac(&mut text, mac);
-            table.push(index, Cell::Str(&text));
-            table.scratch = text;
+            scratch.clear();
+            write_mac(scratch, mac);
+            sink.cell(index, Cell::Str(scratch));
         }
     }
 }
@@ -283,7 +286,14 @@ fn write_mac(out: &mut String, mac: [u8; 6]) {
     }
 }
 
-fn push_list(table: &mut Table, index: usize, field: &Field, count: Occurrences, pkt: &Packet<'_>) {
+fn push_list(
+    sink: &mut impl RowSink,
+    text: &mut String,
+    index: usize,
+    field: &Field,
+    count: Occurrences,
+    pkt: &Packet<'_>,
+) {
     let n = count(pkt).min(MAX_LIST);
     let Some(each) = field.each.filter(|_| n > 0) else {
         return;
@@ -294,13 +304,12 @@ fn push_list(table: &mut Table, index: usize, field: &Field, count: Occurrences,
         return;
     }
     // Addresses are formatted one after another into the scratch buffer, then borrowed.
-    let mut text = std::mem::take(&mut table.scratch);
     text.clear();
     let mut ends: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::with_capacity(n);
     for value in &values {
         match value {
-            Some(Value::Ip(ip)) => write_ip(&mut text, *ip),
-            Some(Value::Mac(mac)) => write_mac(&mut text, *mac),
+            Some(Value::Ip(ip)) => write_ip(text, *ip),
+            Some(Value::Mac(mac)) => write_mac(text, *mac),
             _ => {}
         }
         ends.push(text.len());
@@ -317,8 +326,7 @@ fn push_list(table: &mut Table, index: usize, field: &Field, count: Occurrences,
         }
     });
     let cells: smallvec::SmallVec<[Cell<'_>; 8]> = cells.collect();
-    table.push_list(index, Some(cells));
-    table.scratch = text;
+    sink.list(index, &cells);
 }
 
 #[cfg(test)]
