@@ -8,6 +8,7 @@ pub mod merge;
 mod mmap;
 mod pcap;
 mod pcapng;
+pub mod readahead;
 pub mod write;
 
 use std::fmt;

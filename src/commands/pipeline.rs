@@ -10,8 +10,9 @@ use std::sync::mpsc;
 use smallvec::SmallVec;
 
 use super::progress::{PROGRESS_EVERY, Progress};
-use crate::capture::Record;
 use crate::capture::merge::{InputReport, Merger, Notice, open_sources};
+use crate::capture::readahead::ReadAhead;
+use crate::capture::{Record, Source};
 use crate::cli::InputArgs;
 use crate::dissect::{CrcMode, Decoder, Packet};
 use crate::filter::PacketFilter;
@@ -157,8 +158,14 @@ where
     W: for<'m> Fn(&mut Batch<'m>) + Sync,
     C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
 {
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut opened = Vec::new();
     let mut sources = open_sources(paths, args.no_mmap, &mut opened);
+    if threads > 1 {
+        read_streams_ahead(&mut sources);
+    }
     let mut merger = Merger::open(paths, &mut sources, opened);
     merger.set_offsets(run.offsets);
     let progress = if run.quiet {
@@ -174,9 +181,6 @@ where
     // One decoder for every input, fed in merged order on this thread, so that what a
     // record teaches (connected-mode IPoIB QPs) applies to the records after it.
     let mut opts = super::decode_options(args);
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads > 1 && inputs.merger.all_mapped() {
         // CRCs are left to `work`, which runs on both threads.
         opts.crc = CrcMode::Deferred;
@@ -192,6 +196,23 @@ where
         streaming(&mut inputs, &mut Decoder::new(opts), &work, consume)?;
     }
     Ok(inputs.finish())
+}
+
+/// Streams (stdin, pipes, compressed files) are read and decompressed on a thread each,
+/// beside the decoding.
+fn read_streams_ahead(sources: &mut [Option<Source>]) {
+    for source in sources.iter_mut() {
+        *source = match source.take() {
+            Some(Source::Stream(reader, hint)) => {
+                let reader: Box<dyn std::io::Read + Send> = match ReadAhead::spawn(reader) {
+                    Ok(ahead) => Box::new(ahead),
+                    Err(reader) => reader,
+                };
+                Some(Source::Stream(reader, hint))
+            }
+            other => other,
+        };
+    }
 }
 
 /// `for_each_batch` for callers that take one packet at a time: CRCs and the filter run in

@@ -416,6 +416,59 @@ fn output_is_identical_on_one_thread_two_and_three_over_many_batches() {
     }
 }
 
+/// Standard input and compressed files are read ahead on a thread of their own when there
+/// are two: what comes out must be what the mapping gives, on one thread or two.
+#[test]
+fn streams_read_ahead_give_what_the_mapping_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    // Megabytes: many chunks of the read-ahead, and a pipe that fills up.
+    let roce = repeated(dir.path(), "roce_v2_opcodes.pcap", 3000);
+    let bytes = std::fs::read(&roce).unwrap();
+    let zst = dir.path().join("copy.pcap.zst");
+    std::fs::write(&zst, zstd::encode_all(&bytes[..], 3).unwrap()).unwrap();
+    // The report names its inputs; all else must match byte for byte.
+    let unnamed = |out: &[u8], name: &str| {
+        let text = String::from_utf8_lossy(out).into_owned();
+        text.replace(&serde_json::to_string(name).unwrap(), "\"INPUT\"")
+    };
+    for command in ["read", "analyze"] {
+        let mapped = rdmadump(&[command, "--json", "--threads", "1", &roce]);
+        assert!(mapped.status.success());
+        let mapped = unnamed(&mapped.stdout, &roce);
+        for threads in ["1", "2"] {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_rdmadump"))
+                .args([command, "--json", "--threads", threads, "-"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut input = child.stdin.take().unwrap();
+            let data = bytes.clone();
+            // Written from another thread: the output fills its pipe meanwhile.
+            let writer = std::thread::spawn(move || input.write_all(&data));
+            let piped = child.wait_with_output().unwrap();
+            writer.join().unwrap().unwrap();
+            assert!(piped.status.success(), "{command} -: {}", stderr(&piped));
+            assert!(
+                unnamed(&piped.stdout, "<stdin>") == mapped,
+                "{command} --threads {threads} from stdin differs from the mapping"
+            );
+            let compressed = rdmadump(&[
+                command,
+                "--json",
+                "--threads",
+                threads,
+                &zst.to_string_lossy(),
+            ]);
+            assert!(compressed.status.success());
+            assert!(
+                unnamed(&compressed.stdout, &zst.to_string_lossy()) == mapped,
+                "{command} --threads {threads} of the zstd copy differs from the mapping"
+            );
+        }
+    }
+}
+
 /// The records of a little-endian microsecond pcap, read here with nothing but the format's
 /// definition (24-byte file header, 16-byte record headers), so that `-x` is checked
 /// against bytes rdmadump did not choose.
