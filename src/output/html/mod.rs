@@ -7,6 +7,7 @@
 mod chart;
 mod crc;
 mod latency;
+mod overlap;
 mod palette;
 mod pause;
 mod rank;

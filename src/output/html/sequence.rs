@@ -6,7 +6,7 @@
 use maud::{Markup, html};
 
 use super::chart::{self, Frame, Key, Line};
-use super::palette;
+use super::{overlap, palette};
 use crate::analyze::connections::sequence::{Mark, Point, TimeSequence};
 
 /// The shape each mark is drawn with; NAK and gap share black, so their shapes differ.
@@ -60,9 +60,6 @@ pub fn render(seq: &TimeSequence, origin_ns: u64, title: &str) -> Markup {
         .filter(|p| p.mark == Mark::Ack)
         .map(|p| (x(p), p.psn as f64))
         .collect();
-    // Drawn in this order: the common marks under the rare ones.
-    let mut order: Vec<&Point> = points.iter().collect();
-    order.sort_by_key(|p| std::cmp::Reverse(matches!(p.mark, Mark::New | Mark::Ack)));
     // PSNs are whole numbers, and neighbours differ in the last digits.
     let whole = |v: f64| format!("{v:.0}");
     let frame = Frame {
@@ -93,22 +90,34 @@ pub fn render(seq: &TimeSequence, origin_ns: u64, title: &str) -> Markup {
             label: label(m),
         })
         .collect();
-    let merged = seq.merges > 0;
+    let merged = seq.merges > 0 || points.len() > overlap::BUDGET;
     html! {
         figure {
             figcaption { (title) }
-            (frame.draw(|map| html! {
-                @for p in &order {
-                    @let (px, py) = map(x(p), p.psn as f64);
-                    g data-mark=(p.mark.name()) data-psn=(p.wire_psn()) data-upsn=(p.psn)
-                        data-frame=(p.frame) data-ts-ns=(p.ts_ns) data-count=(p.count) {
-                        (chart::mark_shape(shape(p.mark), &palette::css(palette::of_mark(p.mark)), px, py, radius(p.mark)))
+            (frame.draw(|map| {
+                let placed: Vec<(i32, i32, Point)> = points
+                    .iter()
+                    .map(|p| {
+                        let (px, py) = map(x(p), p.psn as f64);
+                        (px, py, *p)
+                    })
+                    .collect();
+                let mut drawn = overlap::merge(&placed);
+                // The common marks first, under the rare ones.
+                drawn.sort_by_key(|d| std::cmp::Reverse(matches!(d.point.mark, Mark::New | Mark::Ack)));
+                html! {
+                    @for d in &drawn {
+                        @let p = &d.point;
+                        g data-mark=(p.mark.name()) data-psn=(p.wire_psn()) data-upsn=(p.psn)
+                            data-frame=(p.frame) data-ts-ns=(p.ts_ns) data-count=(p.count) {
+                            (chart::mark_shape(shape(p.mark), &palette::css(palette::of_mark(p.mark)), d.px, d.py, radius(p.mark)))
+                        }
                     }
                 }
             }))
             (chart::legend(&keys))
             @if merged {
-                p.note { "Too many points to keep apart: neighbouring points of one kind are merged (data-count says how many); retransmissions, NAKs and gaps merge last." }
+                p.note { "Too many points to keep apart: neighbouring points of one kind are merged (data-count says how many); retransmissions, NAKs, RNR NAKs and gaps only when on the same pixel." }
             }
         }
     }
