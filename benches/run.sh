@@ -24,6 +24,10 @@ prefix=$DIR/roce_1k_40k.pcap
 [ -f "$bigng" ] || $GEN "$bigng" 420000 1024 1000 pcapng
 [ -f "$small" ] || $GEN "$small" 4000000 64 1000 pcap
 [ -f "$prefix" ] || $GEN "$prefix" 40000 1024 1000 pcap
+# Few, long connections: each direction fills its 4096 time-sequence points, the worst
+# case for the size of the --html page.
+dense=$DIR/roce_256_20qp.pcap
+[ -f "$dense" ] || $GEN "$dense" 200000 256 20 pcap
 
 # Best wall time of $RUNS runs, in seconds; warms the page cache first.
 best() {
@@ -62,6 +66,15 @@ read_small_1=$(best $BIN read --threads 1 --json "$small")
 read_small_2=$(best $BIN read --threads 2 --json "$small")
 an_stdin=$(best bash -c "cat $big | $BIN analyze --json -")
 an_prefix=$(best $BIN analyze --json "$prefix")
+# analyze --html: what drawing the report costs over analyze alone, and the page's size
+# (docs/html-report.md: at most 1.5 x the time, at most 10 MB).
+page=$DIR/report.html
+an_html=$(best $BIN analyze --json --html "$page" "$big")
+page_mb=$(stat -c %s "$page" | awk '{printf "%.2f", $1 / 1048576}')
+rss_html=$(peak_mb $BIN analyze --json --html "$page" "$big")
+an_dense=$(best $BIN analyze --json "$dense")
+html_dense=$(best $BIN analyze --json --html "$page" "$dense")
+dense_mb=$(stat -c %s "$page" | awk '{printf "%.2f", $1 / 1048576}')
 cat_prefix=$(best cat "$prefix")
 rss_stdin=$(peak_mb bash -c "cat $big | $BIN analyze --json -")
 rss_an=$(peak_mb $BIN analyze --json "$big")
@@ -72,6 +85,8 @@ echo "| what | file | time s | rate | vs floor |"
 echo "|---|---|---:|---:|---:|"
 echo "| cat > /dev/null (I/O floor) | $(size_mb "$big") MB, 420k x 1 KiB | $cat_big | $(rate "$(size_mb "$big")" "$cat_big") MB/s | 1.00 |"
 echo "| rdmadump analyze --json | same | $an_big | $(rate "$(size_mb "$big")" "$an_big") MB/s, $(rate 0.42 "$an_big") Mpps | $(ratio "$an_big" "$cat_big") x cat |"
+echo "| rdmadump analyze --json --html | same | $an_html | page $page_mb MB, peak RSS $rss_html MB | $(ratio "$an_html" "$an_big") x analyze |"
+echo "| rdmadump analyze --json --html | 200k x 256 B, 20 connections | $html_dense | page $dense_mb MB | $(ratio "$html_dense" "$an_dense") x analyze |"
 echo "| rdmadump read --json > /dev/null | same | $read_big | $(rate 0.42 "$read_big") Mpps | $(ratio "$read_big" "$cat_big") x cat |"
 echo "| rdmadump analyze --json, pcapng | $(size_mb "$bigng") MB | $an_ng | | $(ratio "$an_ng" "$an_big") x pcap |"
 echo "| cat > /dev/null | $(size_mb "$small") MB, 4M x 64 B | $cat_small | | 1.00 |"

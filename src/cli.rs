@@ -302,6 +302,18 @@ pub struct AnalyzeArgs {
     /// Most timeline buckets per connection direction; a longer connection gets wider ones
     #[arg(long, default_value_t = 1000, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_buckets: u32,
+
+    /// Also write a self-contained HTML report to FILE: summary, connection table,
+    /// anomalies, a time-sequence graph of each connection direction, goodput and RTT over
+    /// time, the PFC pause timeline and CRC failures by source. The text or JSON report is
+    /// still written
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    /// Connections the HTML report draws, the worst first (by retransmissions, NAKs, CNPs,
+    /// then bytes); the rest are listed in its table
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub html_top: usize,
 }
 
 /// What the analysis assumes of the fabric, for `analyze` and `export`.

@@ -3,8 +3,10 @@
 //! and pause cascades.
 
 pub mod connections;
+pub mod crc_lanes;
 pub mod flows;
 pub mod model;
+pub mod pause_lanes;
 pub mod pfc;
 pub mod points;
 pub mod psn;
@@ -40,6 +42,9 @@ pub struct AnalyzeConfig {
     pub interval_ns: Option<u64>,
     /// Most buckets a timeline keeps; wider buckets beyond.
     pub max_buckets: u32,
+    /// Record what the HTML report draws: time-sequence points, rates, pause intervals and
+    /// CRC failures over time. Off, the analysis does none of that work.
+    pub graphs: bool,
 }
 
 impl Default for AnalyzeConfig {
@@ -56,6 +61,7 @@ impl Default for AnalyzeConfig {
             order: None,
             interval_ns: None,
             max_buckets: 1000,
+            graphs: false,
         }
     }
 }
@@ -305,6 +311,8 @@ pub struct Analyzer {
     /// Each input's clock offset from the first input's, as estimated before the analysis.
     pub offsets: Vec<points::skew::Offset>,
     offsets_ns: Vec<i64>,
+    /// With `graphs`: the CRC failures over time, by source.
+    pub crc_lanes: Option<crc_lanes::CrcLanes>,
 }
 
 impl Analyzer {
@@ -316,18 +324,26 @@ impl Analyzer {
                 None => points,
             }
         });
+        let mut connections = ConnectionTable::new(config.max_flows, config.pmtu);
+        if let Some(interval) = config.interval_ns {
+            connections = connections.with_timelines(interval, config.max_buckets);
+        }
+        if config.graphs {
+            connections = connections.with_graphs();
+        }
+        let mut pfc = PfcTracker::new(
+            config.link_speed_bps,
+            config.storm_threshold_ns,
+            config.max_pfc_senders,
+        );
+        if config.graphs {
+            pfc.lanes = Some(pause_lanes::PauseLanes::default());
+        }
         Analyzer {
             flows: FlowTable::new(config.max_flows, config.pmtu),
-            connections: match config.interval_ns {
-                Some(interval) => ConnectionTable::new(config.max_flows, config.pmtu)
-                    .with_timelines(interval, config.max_buckets),
-                None => ConnectionTable::new(config.max_flows, config.pmtu),
-            },
-            pfc: PfcTracker::new(
-                config.link_speed_bps,
-                config.storm_threshold_ns,
-                config.max_pfc_senders,
-            ),
+            connections,
+            pfc,
+            crc_lanes: config.graphs.then(crc_lanes::CrcLanes::default),
             anomalies: AnomalySink::new(config.max_anomalies),
             config,
             counts: KindCounts::default(),
@@ -373,12 +389,14 @@ impl Analyzer {
                 at,
                 what: What::IcrcBad(check, Endpoints::of(pkt)),
             });
+            self.crc_lane(pkt, at, crc_lanes::Check::Icrc);
         }
         if let Some(check) = pkt.vcrc.filter(|c| c.status == CrcStatus::Bad) {
             self.anomalies.push(Anomaly {
                 at,
                 what: What::VcrcBad(check, Endpoints::of(pkt)),
             });
+            self.crc_lane(pkt, at, crc_lanes::Check::Vcrc);
         }
         if let Some(err) = pkt.error {
             self.anomalies.push(Anomaly {
@@ -438,6 +456,18 @@ impl Analyzer {
         }
         if pkt.pfc.is_some() || pkt.pause.is_some() {
             self.pfc.observe(pkt, at, &mut self.anomalies);
+        }
+    }
+
+    fn crc_lane(&mut self, pkt: &Packet<'_>, at: FrameRef, check: crc_lanes::Check) {
+        if let (Some(lanes), Some(ts_ns)) = (&mut self.crc_lanes, at.ts_ns) {
+            let bad = crc_lanes::Bad {
+                ts_ns,
+                frame: at.frame,
+                check,
+                count: 1,
+            };
+            lanes.push(pkt.src_addr(), bad);
         }
     }
 

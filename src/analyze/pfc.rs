@@ -16,6 +16,7 @@ use std::collections::HashMap;
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 use super::flows::FrameRef;
+use super::pause_lanes::{PauseLanes, Paused};
 use super::{Anomaly, AnomalySink, What};
 use crate::dissect::Packet;
 use crate::wire::ethernet::Mac;
@@ -114,6 +115,8 @@ pub struct PfcTracker {
     pub cascades: Vec<Cascade>,
     pub storm_count: u64,
     pub cascade_count: u64,
+    /// `--html`: every pause interval, for the pause timeline.
+    pub lanes: Option<PauseLanes>,
 }
 
 impl PfcTracker {
@@ -134,6 +137,7 @@ impl PfcTracker {
             cascades: Vec::new(),
             storm_count: 0,
             cascade_count: 0,
+            lanes: None,
         }
     }
 
@@ -244,6 +248,19 @@ impl PfcTracker {
         let duration = end_ns.saturating_sub(run.start_ns);
         if let Some(stats) = self.senders.get_mut(&(src, priority)) {
             stats.paused_ns += duration;
+        }
+        if let Some(lanes) = &mut self.lanes {
+            lanes.push(
+                src,
+                priority,
+                Paused {
+                    start_ns: run.start_ns,
+                    end_ns,
+                    frame: run.start.frame,
+                    count: 1,
+                    storm: duration >= self.storm_threshold_ns,
+                },
+            );
         }
         if let Some(group) = &mut self.groups[usize::from(priority)]
             && run.start_ns >= group.start_ns

@@ -14,7 +14,7 @@ use crate::analyze::points::skew::{Offset, SkewEstimator};
 use crate::analyze::{AnalyzeConfig, Analyzer};
 use crate::cli::{AnalyzeArgs, ColorChoice};
 use crate::filter::PacketFilter;
-use crate::output::{analyze_json, analyze_text as text};
+use crate::output::{analyze_json, analyze_text as text, html};
 
 use super::pipeline::Batch;
 use super::{RunOptions, for_each_batch_with, for_each_packet_with, input_paths, write_out};
@@ -79,6 +79,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             .interval
             .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX).max(1)),
         max_buckets: args.max_buckets,
+        graphs: args.html.is_some(),
         ..super::analysis_config(&args.analysis)
     };
     let mut analyzer = Analyzer::new(config);
@@ -121,6 +122,10 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
 
     let report = Report::new(&analyzer, &input);
+    if let Some(path) = &args.html {
+        let page = html::render(&report, &analyzer, args.html_top);
+        std::fs::write(path, page).with_context(|| format!("writing {}", path.display()))?;
+    }
     let mut out = super::stdout()?;
     if args.json {
         analyze_json::write(&mut out, &report).context("writing output")?;

@@ -77,7 +77,7 @@ fn role(role: Role) -> &'static str {
     }
 }
 
-fn where_(at: FrameRef, files: &[String]) -> String {
+pub(super) fn where_(at: FrameRef, files: &[String]) -> String {
     if files.len() > 1 {
         let path = files.get(usize::from(at.file)).map_or("?", |s| s.as_str());
         let name = std::path::Path::new(path)
@@ -289,7 +289,7 @@ fn pfc(out: &mut String, a: &Report<'_>, style: Style) {
     let _ = writeln!(out, "{}", t.trim_fmt());
 }
 
-fn describe(what: &What, files: &[String]) -> String {
+pub(super) fn describe(what: &What, files: &[String]) -> String {
     match what {
         What::PsnGap {
             flow,

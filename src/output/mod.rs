@@ -9,6 +9,8 @@ pub mod fields;
 #[cfg(feature = "cli")]
 pub mod fields_list;
 pub mod hexdump;
+#[cfg(feature = "cli")]
+pub mod html;
 pub mod info;
 pub mod json;
 pub mod jsonw;

@@ -15,6 +15,7 @@ mod filter_diff;
 mod filter_limits;
 mod filter_wireshark;
 mod generated;
+mod html;
 mod info;
 mod ipoib;
 mod mad_cm;

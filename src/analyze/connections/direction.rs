@@ -81,8 +81,9 @@ pub struct Requests {
     pub seq: Sequence,
     /// What the last request that was not simply new did.
     pub detail: SeqDetail,
-    /// Per-interval counts, with `--interval`; boxed, as most analyses ask for none.
-    pub timeline: Option<Box<super::Timeline>>,
+    /// Per-interval counts (`--interval`) and the report's graphs (`--html`); boxed, as
+    /// most analyses ask for neither.
+    pub series: Option<Box<super::Series>>,
     ring: [Outstanding; OUTSTANDING],
     ring_head: u8,
     ring_len: u8,
@@ -219,6 +220,11 @@ impl Requests {
     pub fn touch_response(&mut self, ts: Option<u64>, payload: u32) {
         self.touch(ts);
         self.new_payload_bytes += u64::from(payload);
+    }
+
+    /// The `--interval` timeline, when asked for.
+    pub fn timeline(&self) -> Option<&super::Timeline> {
+        self.series.as_ref()?.timeline.as_ref()
     }
 
     pub fn goodput_bps(&self) -> Option<u64> {
@@ -384,7 +390,8 @@ impl Requests {
     }
 
     /// A response with PSN `p` from the responder; returns RTT and latency samples into
-    /// `rsp`. A NAK acknowledges only what precedes its PSN.
+    /// `rsp`, and the RTT sample it took, if any. A NAK acknowledges only what precedes its
+    /// PSN.
     pub fn acknowledge(
         &mut self,
         p: u32,
@@ -392,7 +399,7 @@ impl Requests {
         ts: Option<u64>,
         nak: bool,
         rsp: &mut Responses,
-    ) {
+    ) -> Option<u64> {
         let acked_to = if nak { p } else { psn::add(p, 1) };
         if self
             .seq
@@ -411,20 +418,22 @@ impl Requests {
             }
         }
         if nak {
-            return;
+            return None;
         }
-        let Some(now) = ts else { return };
-        let Some(front) = self.front() else { return };
+        let now = ts?;
+        let front = self.front()?;
         if psn::diff(p, front.psn) < 0 {
-            return;
+            return None;
         }
         let elapsed = now.saturating_sub(front.ts);
         let clean = !front.retransmitted;
         let mut done = !front.fetch;
+        let mut sample = None;
         if p == front.psn && !front.answered {
             front.answered = true;
             if clean {
                 rsp.rtt.add(elapsed);
+                sample = Some(elapsed);
                 if front.atomic {
                     rsp.atomic.add(elapsed);
                 } else if front.fetch {
@@ -456,6 +465,7 @@ impl Requests {
         if done {
             self.pop();
         }
+        sample
     }
 }
 

@@ -7,6 +7,8 @@ mod direction;
 mod history;
 mod report;
 mod select;
+pub mod sequence;
+mod series;
 mod timeline;
 
 use std::collections::HashMap;
@@ -17,6 +19,8 @@ pub use direction::{
 pub use history::History;
 pub use report::{Connection, ConnectionRow, Connections, Direction};
 pub use select::Selection;
+use sequence::Mark;
+pub use series::Series;
 use timeline::Event;
 pub use timeline::{Bucket, Timeline};
 
@@ -128,11 +132,14 @@ struct PackedKey {
 }
 
 impl std::hash::Hash for PackedKey {
-    /// One word for the hasher: equality still compares every field, so a collision costs
-    /// a probe, never a wrong answer.
+    /// Two words for the hasher: equality still compares every field, so a collision costs
+    /// a probe, never a wrong answer. The QPN, which is what most keys between two hosts
+    /// differ in, goes in a word of its own: folded into the addresses' word, one multiply
+    /// with some per-process seeds (foldhash's, from the stack address) spread such keys so
+    /// badly that lookups probed ten groups instead of one.
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let qp = u128::from(self.qpn) << 100 | u128::from(self.kinds) << 92;
-        state.write_u128(self.addr ^ self.peer.rotate_left(47) ^ qp);
+        state.write_u128(self.addr ^ self.peer.rotate_left(47));
+        state.write_u32(self.qpn | u32::from(self.kinds) << 24);
     }
 }
 
@@ -162,6 +169,8 @@ pub struct ConnectionTable {
     given_pmtu: Option<u32>,
     /// Timeline interval and most buckets, when `--interval` asks for timelines.
     timeline: Option<(u64, u32)>,
+    /// `--html`: every direction records what the report draws.
+    graphs: bool,
     next_order: u64,
     clock: u64,
     pub evicted: u64,
@@ -195,6 +204,7 @@ impl ConnectionTable {
             max_ends: max_flows.max(2),
             given_pmtu: given_pmtu.filter(|&m| is_legal_pmtu(m)),
             timeline: None,
+            graphs: false,
             next_order: 0,
             clock: 0,
             evicted: 0,
@@ -204,6 +214,12 @@ impl ConnectionTable {
     /// Gives every direction a timeline of `interval_ns` buckets, at most `max_buckets`.
     pub fn with_timelines(mut self, interval_ns: u64, max_buckets: u32) -> Self {
         self.timeline = Some((interval_ns, max_buckets));
+        self
+    }
+
+    /// Gives every direction the points and rates the HTML report draws.
+    pub fn with_graphs(mut self) -> Self {
+        self.graphs = true;
         self
     }
 
@@ -388,6 +404,7 @@ impl ConnectionTable {
         let ce = pkt.ecn_ce();
         let given = self.given_pmtu;
         let timeline = self.timeline;
+        let graphs = self.graphs;
         let peer = self.ends[slot].peer;
         let nak = peer.and_then(|p| self.ends[p as usize].rsp.last_nak);
         let end = &mut self.ends[slot];
@@ -431,18 +448,32 @@ impl ConnectionTable {
             end.cm_start_psn,
             nak,
         );
-        if let (Some((interval, max)), Some(ts)) = (timeline, at.ts_ns) {
+        if (timeline.is_some() || graphs)
+            && let Some(ts) = at.ts_ns
+        {
             let retransmitted = !matches!(verdict, Verdict::New | Verdict::Gap);
-            end.req
-                .timeline
-                .get_or_insert_with(|| Box::new(Timeline::new(ts, interval, max)))
-                .add(
-                    ts,
-                    Event::Packet {
-                        payload,
-                        retransmitted,
-                    },
-                );
+            let series = end
+                .req
+                .series
+                .get_or_insert_with(|| Box::new(Series::new(ts, timeline, graphs)));
+            series.add(
+                ts,
+                Event::Packet {
+                    payload,
+                    retransmitted,
+                },
+            );
+            if let Some(sequence) = &mut series.sequence {
+                let mark = match verdict {
+                    Verdict::New => Mark::New,
+                    Verdict::Gap => Mark::Gap,
+                    _ => Mark::Retransmitted,
+                };
+                sequence.push_with(ts, bth.psn(), at.frame, mark, payload, None);
+                if ce {
+                    sequence.push(ts, bth.psn(), at.frame, Mark::Ce);
+                }
+            }
         }
         let into = true;
         let history = &mut end.history;
@@ -501,17 +532,20 @@ impl ConnectionTable {
         end.rsp.payload_bytes += u64::from(payload);
         end.rsp.max_payload = end.rsp.max_payload.max(payload);
         let mut nak = false;
+        let mut mark = Mark::Ack;
         // Events in a direction are told by the end whose requests it carries: here, this one.
         let out = false;
         if let Some(aeth) = pkt.aeth {
             match aeth.decode() {
                 Syndrome::Nak(code) => {
                     nak = true;
+                    mark = Mark::Nak;
                     end.rsp.nak(nak_index(code), p, at);
                     end.history.push(b'n', out, clock_of(at));
                 }
                 Syndrome::RnrNak { .. } => {
                     nak = true;
+                    mark = Mark::RnrNak;
                     end.rsp.rnr(p, at);
                     end.history.push(b'r', out, clock_of(at));
                 }
@@ -527,19 +561,22 @@ impl ConnectionTable {
         let Some(peer) = end.peer else { return };
         let (end, peer) = self.two(slot, peer as usize);
         peer.req.touch_response(at.ts_ns, payload);
-        if payload > 0
-            && let (Some(timeline), Some(ts)) = (&mut peer.req.timeline, at.ts_ns)
-        {
-            // READ data moves this way: it is the direction's payload too.
-            timeline.add(
-                ts,
-                Event::Packet {
-                    payload,
-                    retransmitted: false,
-                },
-            );
+        let rtt = peer.req.acknowledge(p, op, at.ts_ns, nak, &mut end.rsp);
+        if let (Some(series), Some(ts)) = (&mut peer.req.series, at.ts_ns) {
+            if payload > 0 {
+                // READ data moves this way: it is the direction's payload too.
+                series.add(
+                    ts,
+                    Event::Packet {
+                        payload,
+                        retransmitted: false,
+                    },
+                );
+            }
+            if let Some(sequence) = &mut series.sequence {
+                sequence.push_with(ts, p, at.frame, mark, payload, rtt);
+            }
         }
-        peer.req.acknowledge(p, op, at.ts_ns, nak, &mut end.rsp);
     }
 
     fn pair_by_traffic(&mut self, slot: usize, p: u32) {
@@ -584,9 +621,12 @@ impl ConnectionTable {
         });
         let pending = peer.and_then(|p| self.ends[p as usize].req.pending_ce_ts.take());
         if let (Some(p), Some(ts)) = (peer, at.ts_ns)
-            && let Some(timeline) = &mut self.ends[p as usize].req.timeline
+            && let Some(series) = &mut self.ends[p as usize].req.series
         {
-            timeline.add(ts, Event::Cnp);
+            series.add(ts, Event::Cnp);
+            if let Some(sequence) = &mut series.sequence {
+                sequence.push_at_head(ts, at.frame, Mark::Cnp);
+            }
         }
         let end = &mut self.ends[slot];
         end.rsp.cnp(at.ts_ns, pending);

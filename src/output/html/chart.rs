@@ -1,0 +1,209 @@
+//! One chart: plotters draws the frame (axes, grid, labels, lines) as SVG; the marks that
+//! carry data (`data-mark`, `data-frame`, ...) are SVG elements written with maud at the
+//! pixels plotters maps their values to, so tests and the tooltip read values, not pixels.
+
+use std::ops::Range;
+
+use maud::{Markup, PreEscaped, html};
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+
+use super::palette;
+
+pub const WIDTH: u32 = 960;
+pub const HEIGHT: u32 = 320;
+
+/// Value → pixel, for the marks.
+pub type Map<'a> = &'a dyn Fn(f64, f64) -> (i32, i32);
+
+/// A line plotters draws: its colour and points.
+pub struct Line {
+    pub color: RGBColor,
+    pub points: Vec<(f64, f64)>,
+    /// Drawn as steps (the cumulative ACK line), not straight segments.
+    pub steps: bool,
+}
+
+/// What a chart shows besides its marks.
+pub struct Frame<'a> {
+    /// The `svg` element's class besides `chart`, e.g. `chart-sequence`.
+    pub kind: &'a str,
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    pub x: Range<f64>,
+    pub y: Range<f64>,
+    pub height: u32,
+    pub lines: Vec<Line>,
+    /// Writes the y axis' labels; short numbers when absent.
+    pub y_label: Option<&'a dyn Fn(f64) -> String>,
+    /// The y axis names lanes (no horizontal grid, room for names).
+    pub lanes: bool,
+    pub y_labels: usize,
+}
+
+impl Frame<'_> {
+    /// Draws the frame and lines, then the marks `marks` writes with the value → pixel map.
+    pub fn draw(&self, marks: impl FnOnce(Map<'_>) -> Markup) -> Markup {
+        let mut svg = String::new();
+        let mut overlay = None;
+        let drawn = self.frame(&mut svg, |map| overlay = Some(marks(map)));
+        match drawn {
+            Ok(()) => html! { (PreEscaped(finish(&svg, self.kind, overlay))) },
+            // A drawing error is plotters' own (it writes to a String); the page still
+            // renders, saying so.
+            Err(e) => html! { p.error { "chart not drawn: " (e) } },
+        }
+    }
+
+    fn frame(&self, svg: &mut String, marks: impl FnOnce(Map<'_>)) -> Result<(), String> {
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let root = SVGBackend::with_string(svg, (WIDTH, self.height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let x = widen(&self.x);
+        let y = widen(&self.y);
+        let mut chart = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(if self.lanes { 170 } else { 80 })
+            .build_cartesian_2d::<RangedCoordf64, RangedCoordf64>(x.into(), y.into())
+            .map_err(|e| err(&e))?;
+        let numbers = |v: &f64| short(*v);
+        let named = |v: &f64| self.y_label.map_or_else(String::new, |f| f(*v));
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(self.x_desc)
+            .y_desc(self.y_desc)
+            .x_labels(10)
+            .y_labels(self.y_labels)
+            .light_line_style(palette::GRID)
+            .x_label_formatter(&numbers);
+        match self.y_label {
+            Some(_) => mesh.y_label_formatter(&named),
+            None => mesh.y_label_formatter(&numbers),
+        };
+        if self.lanes {
+            mesh.disable_y_mesh();
+        }
+        mesh.draw().map_err(|e| err(&e))?;
+        for line in &self.lines {
+            let points: Vec<(f64, f64)> = if line.steps {
+                steps(&line.points)
+            } else {
+                line.points.clone()
+            };
+            chart
+                .draw_series(LineSeries::new(points, line.color.stroke_width(1)))
+                .map_err(|e| err(&e))?;
+        }
+        let map = |x: f64, y: f64| chart.backend_coord(&(x, y));
+        marks(&map);
+        root.present().map_err(|e| err(&e))?;
+        Ok(())
+    }
+}
+
+/// A range with room around it, and never empty (one point still gets axes).
+fn widen(r: &Range<f64>) -> Range<f64> {
+    let span = r.end - r.start;
+    if !(span.is_finite() && span > 0.0) {
+        let c = if r.start.is_finite() { r.start } else { 0.0 };
+        return (c - 1.0)..(c + 1.0);
+    }
+    (r.start - span * 0.03)..(r.end + span * 0.03)
+}
+
+/// Each value held until the next: what a cumulative ACK line looks like.
+fn steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2);
+    for (i, &(x, y)) in points.iter().enumerate() {
+        if i > 0 {
+            out.push((x, points[i - 1].1));
+        }
+        out.push((x, y));
+    }
+    out
+}
+
+/// Axis labels without float noise: 1.5k, 12, 0.25.
+pub fn short(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.3}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.3}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else if a >= 10.0 || a == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// plotters' SVG with the report's classes, scalable, without the XML namespace (the HTML
+/// parser gives inline SVG its namespace; the report names no URL at all), and the marks
+/// inserted last, above the lines.
+fn finish(svg: &str, kind: &str, marks: Option<Markup>) -> String {
+    let body = svg.trim_end();
+    let body = body.strip_suffix("</svg>").unwrap_or(body);
+    let body = body.replacen(
+        " xmlns=\"http://www.w3.org/2000/svg\"",
+        &format!(" class=\"chart {kind}\" preserveAspectRatio=\"xMinYMin meet\""),
+        1,
+    );
+    let mut out = String::with_capacity(body.len() + 64);
+    out.push_str(&body);
+    if let Some(marks) = marks {
+        out.push_str("<g class=\"marks\">");
+        out.push_str(&marks.into_string());
+        out.push_str("</g>");
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// A legend entry: the mark's swatch, as the chart draws it, and its name.
+pub struct Key<'a> {
+    pub color: RGBColor,
+    pub shape: &'a str,
+    pub label: &'a str,
+}
+
+pub fn legend(keys: &[Key<'_>]) -> Markup {
+    html! {
+        ul.legend {
+            @for key in keys {
+                li {
+                    svg.swatch width="14" height="14" viewBox="0 0 14 14" {
+                        (swatch(key.shape, key.color))
+                    }
+                    " " (key.label)
+                }
+            }
+        }
+    }
+}
+
+fn swatch(shape: &str, color: RGBColor) -> Markup {
+    let c = palette::css(color);
+    html! {
+        @match shape {
+            "line" => line x1="0" y1="7" x2="14" y2="7" stroke=(c) stroke-width="2" {},
+            "bar" => rect x="0" y="3" width="14" height="8" fill=(c) {},
+            _ => (mark_shape(shape, &c, 7, 7, 4)),
+        }
+    }
+}
+
+/// A shape at (x, y): `dot`, `ring`, `square`, `diamond`, `triangle` or `cross`.
+pub fn mark_shape(shape: &str, color: &str, x: i32, y: i32, r: i32) -> Markup {
+    html! {
+        @match shape {
+            "ring" => circle cx=(x) cy=(y) r=(r) fill="none" stroke=(color) stroke-width="1.5" {},
+            "square" => rect x=(x - r) y=(y - r) width=(2 * r) height=(2 * r) fill=(color) {},
+            "diamond" => path d=(format!("M{} {}l{r} {r}l-{r} {r}l-{r} -{r}z", x, y - r)) fill=(color) {},
+            "triangle" => path d=(format!("M{} {}l{r} {}h-{}z", x, y - r, 2 * r, 2 * r)) fill=(color) {},
+            "cross" => path d=(format!("M{} {}l{} {}m0 -{}l-{} {}", x - r, y - r, 2 * r, 2 * r, 2 * r, 2 * r, 2 * r)) stroke=(color) stroke-width="2" {},
+            _ => circle cx=(x) cy=(y) r=(r) fill=(color) {},
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! `analyze --html FILE`: one self-contained page of what the analysis found. Summary,
+//! connection table and anomalies first, then per connection (the worst first) a
+//! time-sequence graph of each direction, goodput and RTT over time, then the PFC pause
+//! timeline and the CRC failures. Inline CSS, inline SVG and a small inline script for the
+//! tooltip; no URL at all, so it opens offline, attaches to a ticket and prints.
+
+mod chart;
+mod crc;
+mod latency;
+mod overlap;
+mod palette;
+mod pause;
+mod rank;
+mod rates;
+mod sequence;
+mod throughput;
+
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+use super::analyze_text::{self as text, describe, where_};
+use crate::analyze::Analyzer;
+use crate::analyze::connections::{Connection, Direction};
+use crate::analyze::model::Report;
+
+/// Rows of the connection table at most; a capture with more says how many it leaves out.
+const TABLE_ROWS: usize = 2000;
+/// Anomalies listed at most (the analysis keeps up to `--max-anomalies` of them).
+const ANOMALY_ROWS: usize = 500;
+
+const CSS: &str = include_str!("report.css");
+const SCRIPT: &str = include_str!("report.js");
+
+/// The page for `report`; `analyzer` holds what `AnalyzeConfig::graphs` recorded, and
+/// `top` connections are drawn.
+pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize) -> String {
+    let origin = analyzer.first_ts.unwrap_or(0);
+    let files = report.files();
+    let ranked = rank::ranked(analyzer.connections.connections());
+    let drawn = ranked.len().min(top);
+    let summary = text::render(
+        report,
+        text::Style {
+            color: false,
+            width: None,
+        },
+    );
+    let sink = &analyzer.anomalies;
+    // The file's name, not its path: the page travels (attached to a ticket) without it.
+    let title = match files {
+        [one] => {
+            let name = std::path::Path::new(one)
+                .file_name()
+                .map_or(one.clone(), |n| n.to_string_lossy().into_owned());
+            format!("rdmadump analyze: {name}")
+        }
+        _ => format!("rdmadump analyze: {} files", files.len()),
+    };
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                style { (PreEscaped(CSS)) }
+            }
+            body {
+                h1 { (title) }
+                nav {
+                    a href="#summary" { "Summary" } " · "
+                    a href="#connections" { "Connections" } " · "
+                    a href="#anomalies" { "Anomalies" } " · "
+                    a href="#graphs" { "Graphs" } " · "
+                    a href="#pfc" { "PFC" } " · "
+                    a href="#crc" { "CRC" }
+                }
+                section #summary {
+                    h2 { "Summary" }
+                    (counts(report, analyzer))
+                    details {
+                        summary { "The text report (rdmadump analyze)" }
+                        pre { (summary) }
+                    }
+                }
+                section #connections {
+                    h2 { "Connections (" (ranked.len()) ")" }
+                    p { "Worst first: by retransmissions, then NAKs (RNR included), then CNPs, then bytes. The first "
+                        (drawn) " are drawn below (--html-top)." }
+                    (connection_table(&ranked, drawn))
+                }
+                section #anomalies {
+                    h2 { "Anomalies (" (sink.total()) ")" }
+                    @if sink.kept.is_empty() {
+                        p { "None." }
+                    } @else {
+                        table {
+                            thead { tr { th { "frame" } th { "time (µs)" } th { "kind" } th { "detail" } } }
+                            tbody {
+                                @for a in sink.kept.iter().take(ANOMALY_ROWS) {
+                                    tr data-anomaly=(a.what.kind().name()) data-frame=(a.at.frame) {
+                                        td.num { (where_(a.at, files)) }
+                                        td.num { (a.at.ts_ns.map(|t| format!("{:.3}", t.saturating_sub(origin) as f64 / 1e3)).unwrap_or_default()) }
+                                        td { (a.what.kind().name()) }
+                                        td { (describe(&a.what, files)) }
+                                    }
+                                }
+                            }
+                        }
+                        @if sink.total() > ANOMALY_ROWS.min(sink.kept.len()) as u64 {
+                            p.note { (sink.total() - ANOMALY_ROWS.min(sink.kept.len()) as u64) " more, in the JSON report." }
+                        }
+                    }
+                }
+                section #graphs {
+                    h2 { "Connections over time" }
+                    p { "Times are µs from the first packet analysed. Hover a mark for its frame, PSN and time; click a chart to widen it." }
+                    @if drawn == 0 {
+                        p { "No connection to draw." }
+                    }
+                    @for (i, (conn, _)) in ranked.iter().take(drawn).enumerate() {
+                        (connection(i, conn, origin))
+                    }
+                }
+                section #pfc {
+                    h2 { "PFC pauses" }
+                    @match &analyzer.pfc.lanes {
+                        Some(lanes) if !lanes.lanes.is_empty() => (pause::render(lanes, &analyzer.pfc.cascades, origin)),
+                        _ => p { "No pause frames." },
+                    }
+                }
+                section #crc {
+                    h2 { "CRC failures" }
+                    @match &analyzer.crc_lanes {
+                        Some(lanes) if !lanes.lanes.is_empty() => (crc::render(lanes, origin)),
+                        _ => p { "No ICRC or VCRC failures." },
+                    }
+                }
+                div #tooltip role="tooltip" hidden {}
+                script { (PreEscaped(SCRIPT)) }
+            }
+        }
+    };
+    page.into_string()
+}
+
+fn counts(report: &Report<'_>, analyzer: &Analyzer) -> Markup {
+    let sink = &analyzer.anomalies;
+    let rows: Vec<(&str, String)> = vec![
+        ("packets analysed", report.capture.analyzed.to_string()),
+        (
+            "capture span (µs)",
+            match (analyzer.first_ts, analyzer.last_ts) {
+                (Some(a), Some(b)) => format!("{:.3}", b.saturating_sub(a) as f64 / 1e3),
+                _ => "-".into(),
+            },
+        ),
+        ("ICRC bad", report.icrc.bad.to_string()),
+        ("VCRC bad", report.vcrc.bad.to_string()),
+        ("ECN CE", report.ecn_ce.to_string()),
+        ("CNPs", analyzer.counts.cnp.to_string()),
+        ("PFC frames", analyzer.pfc.pfc_frames.to_string()),
+        ("anomalies", sink.total().to_string()),
+    ];
+    html! {
+        table.counts {
+            @for (name, value) in &rows {
+                tr { th { (name) } td.num { (value) } }
+            }
+        }
+    }
+}
+
+fn end_name(addr: &crate::dissect::Address, qpn: Option<u32>) -> String {
+    match qpn {
+        Some(q) => format!("{addr} qp {q:#x}"),
+        None => format!("{addr} qp ?"),
+    }
+}
+
+fn connection_table(ranked: &[(Connection<'_>, rank::Badness)], drawn: usize) -> Markup {
+    html! {
+        table {
+            thead { tr {
+                th { "#" } th { "A" } th { "B" } th { "transport" } th { "retransmitted" }
+                th { "NAKs" } th { "CNPs" } th { "bytes" } th { "first frame" } th { "history" }
+            } }
+            tbody {
+                @for (i, (c, b)) in ranked.iter().take(TABLE_ROWS).enumerate() {
+                    tr {
+                        td.num { @if i < drawn { a href=(format!("#conn-{i}")) { (i + 1) } } @else { (i + 1) } }
+                        td { (end_name(&c.a_addr, c.a_qpn)) }
+                        td { (end_name(&c.b_addr, c.b_qpn)) }
+                        td { (c.transport()) }
+                        td.num { (b.retransmitted) }
+                        td.num { (b.naks) }
+                        td.num { (b.cnps) }
+                        td.num { (b.bytes) }
+                        td.num { (c.first().frame) }
+                        td { code { (c.history()) } }
+                    }
+                }
+            }
+        }
+        @if ranked.len() > TABLE_ROWS {
+            p.note { (ranked.len() - TABLE_ROWS) " more connections, in the JSON report." }
+        }
+    }
+}
+
+fn connection(i: usize, c: &Connection<'_>, origin: u64) -> Markup {
+    let a = end_name(&c.a_addr, c.a_qpn);
+    let b = end_name(&c.b_addr, c.b_qpn);
+    let ab = format!("{a} → {b}");
+    let ba = format!("{b} → {a}");
+    let directions: [(&str, Direction<'_>); 2] = [(&ab, c.a_to_b()), (&ba, c.b_to_a())];
+    let sequences = directions.map(|(_, d)| {
+        d.req
+            .series
+            .as_ref()
+            .and_then(|s| s.sequence.as_ref())
+            .filter(|s| !s.points.is_empty())
+    });
+    // Both directions' charts share one time axis, cut into the same intervals.
+    let span = rates::span(sequences.iter().flatten().copied());
+    let rates = [0, 1].map(|i| {
+        (
+            directions[i].0,
+            sequences[i]
+                .zip(span)
+                .map(|(s, span)| rates::Rates::of(s, span)),
+        )
+    });
+    html! {
+        article.connection #(format!("conn-{i}")) {
+            h3 { (i + 1) ". " (a) " ↔ " (b) " (" (c.transport()) ")" }
+            @for (i, (name, _)) in directions.iter().enumerate() {
+                @if let Some(seq) = sequences[i] {
+                    (sequence::render(seq, origin, &format!("Time sequence: {name}")))
+                }
+            }
+            (throughput::render(&rates, origin))
+            (latency::render(&rates, origin))
+        }
+    }
+}

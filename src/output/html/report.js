@@ -1,0 +1,34 @@
+// Tooltip: what a mark is, from its data attributes (frame, PSN, time).
+(function () {
+  var tip = document.getElementById("tooltip");
+  var names = { "data-mark": "", "data-frame": "frame", "data-psn": "PSN", "data-upsn": "PSN unwrapped",
+    "data-ts-ns": "time (ns)", "data-end-ns": "until (ns)", "data-count": "merged",
+    "data-rtt-ns": "RTT mean (ns)", "data-min-ns": "min (ns)", "data-max-ns": "max (ns)",
+    "data-src": "source", "data-priority": "priority", "data-direction": "" };
+  function text(el) {
+    var lines = [];
+    for (var i = 0; i < el.attributes.length; i++) {
+      var a = el.attributes[i];
+      if (!(a.name in names)) continue;
+      if (a.name === "data-count" && a.value === "1") continue;
+      lines.push(names[a.name] ? names[a.name] + ": " + a.value : a.value);
+    }
+    return lines.join("\n");
+  }
+  document.addEventListener("mouseover", function (e) {
+    var el = e.target.closest ? e.target.closest("[data-mark]") : null;
+    if (!el) { tip.hidden = true; return; }
+    tip.textContent = text(el);
+    tip.hidden = false;
+  });
+  document.addEventListener("mousemove", function (e) {
+    tip.style.left = (e.clientX + 12) + "px";
+    tip.style.top = (e.clientY + 12) + "px";
+  });
+  // Zoom: a click on a chart doubles its width (the figure scrolls); another click undoes it.
+  document.addEventListener("click", function (e) {
+    var svg = e.target.closest ? e.target.closest("svg.chart") : null;
+    if (svg) svg.parentNode.classList.toggle("zoomed");
+  });
+  document.body.setAttribute("data-script", "ready");
+})();

@@ -1,0 +1,124 @@
+//! The time-sequence graph of one direction, as tcptrace draws a TCP stream: PSN
+//! (unwrapped) against time, so a go-back-N shows as the line of sends stepping back, the
+//! cumulative ACK line climbs behind it, and NAKs, CNPs, CE marks and gaps sit where they
+//! happened.
+
+use maud::{Markup, html};
+
+use super::chart::{self, Frame, Key, Line};
+use super::{overlap, palette};
+use crate::analyze::connections::sequence::{Mark, Point, TimeSequence};
+
+/// The shape each mark is drawn with; NAK and gap share black, so their shapes differ.
+pub fn shape(mark: Mark) -> &'static str {
+    match mark {
+        Mark::New => "dot",
+        Mark::Retransmitted => "square",
+        Mark::Ack => "dot",
+        Mark::Nak => "cross",
+        Mark::RnrNak => "triangle",
+        Mark::Cnp => "diamond",
+        Mark::Ce => "ring",
+        Mark::Gap => "ring",
+    }
+}
+
+fn radius(mark: Mark) -> i32 {
+    match mark {
+        Mark::New | Mark::Ack => 2,
+        Mark::Gap => 6,
+        _ => 4,
+    }
+}
+
+fn label(mark: Mark) -> &'static str {
+    match mark {
+        Mark::New => "new request",
+        Mark::Retransmitted => "retransmitted",
+        Mark::Ack => "cumulative ACK",
+        Mark::Nak => "NAK",
+        Mark::RnrNak => "RNR NAK",
+        Mark::Cnp => "CNP",
+        Mark::Ce => "ECN CE",
+        Mark::Gap => "PSN gap",
+    }
+}
+
+/// The chart of `seq`, times in µs from `origin_ns`; `title` names the direction.
+pub fn render(seq: &TimeSequence, origin_ns: u64, title: &str) -> Markup {
+    let points = &seq.points;
+    let x = |p: &Point| p.ts_ns.saturating_sub(origin_ns) as f64 / 1e3;
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for p in points {
+        x0 = x0.min(x(p));
+        x1 = x1.max(x(p));
+        y0 = y0.min(p.psn as f64);
+        y1 = y1.max(p.psn as f64);
+    }
+    let acks: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|p| p.mark == Mark::Ack)
+        .map(|p| (x(p), p.psn as f64))
+        .collect();
+    // PSNs are whole numbers, and neighbours differ in the last digits.
+    let whole = |v: f64| format!("{v:.0}");
+    let frame = Frame {
+        kind: "chart-sequence",
+        x_desc: "time (µs)",
+        y_desc: "PSN (unwrapped)",
+        x: x0.min(x1)..x1.max(x0),
+        y: y0.min(y1)..y1.max(y0),
+        height: chart::HEIGHT,
+        lines: vec![Line {
+            color: palette::GREEN,
+            points: acks,
+            steps: true,
+        }],
+        y_label: Some(&whole),
+        lanes: false,
+        y_labels: 8,
+    };
+    let present: Vec<Mark> = Mark::ALL
+        .into_iter()
+        .filter(|m| points.iter().any(|p| p.mark == *m))
+        .collect();
+    let keys: Vec<Key<'_>> = present
+        .iter()
+        .map(|&m| Key {
+            color: palette::of_mark(m),
+            shape: if m == Mark::Ack { "line" } else { shape(m) },
+            label: label(m),
+        })
+        .collect();
+    let merged = seq.merges > 0 || points.len() > overlap::BUDGET;
+    html! {
+        figure {
+            figcaption { (title) }
+            (frame.draw(|map| {
+                let placed: Vec<(i32, i32, Point)> = points
+                    .iter()
+                    .map(|p| {
+                        let (px, py) = map(x(p), p.psn as f64);
+                        (px, py, *p)
+                    })
+                    .collect();
+                let mut drawn = overlap::merge(&placed);
+                // The common marks first, under the rare ones.
+                drawn.sort_by_key(|d| std::cmp::Reverse(matches!(d.point.mark, Mark::New | Mark::Ack)));
+                html! {
+                    @for d in &drawn {
+                        @let p = &d.point;
+                        g data-mark=(p.mark.name()) data-psn=(p.wire_psn()) data-upsn=(p.psn)
+                            data-frame=(p.frame) data-ts-ns=(p.ts_ns) data-count=(p.count) {
+                            (chart::mark_shape(shape(p.mark), &palette::css(palette::of_mark(p.mark)), d.px, d.py, radius(p.mark)))
+                        }
+                    }
+                }
+            }))
+            (chart::legend(&keys))
+            @if merged {
+                p.note { "Too many points to keep apart: neighbouring points of one kind are merged (data-count says how many); retransmissions, NAKs, RNR NAKs and gaps only when on the same pixel." }
+            }
+        }
+    }
+}
