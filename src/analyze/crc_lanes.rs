@@ -89,20 +89,13 @@ impl CrcLanes {
 /// check, keeping the first's.
 fn merge_pairs(bad: &mut Vec<Bad>) {
     for any_check in [false, true] {
-        let mut kept = 0usize;
-        let mut absorbed_last = false;
-        for i in 0..bad.len() {
-            let b = bad[i];
-            if kept > 0 && !absorbed_last && (any_check || bad[kept - 1].check == b.check) {
-                bad[kept - 1].count = bad[kept - 1].count.saturating_add(b.count);
-                absorbed_last = true;
-            } else {
-                bad[kept] = b;
-                kept += 1;
-                absorbed_last = false;
+        super::halve::merge_neighbours(bad, |into, b| {
+            let merge = any_check || into.check == b.check;
+            if merge {
+                into.count = into.count.saturating_add(b.count);
             }
-        }
-        bad.truncate(kept);
+            merge
+        });
         if bad.len() <= MAX_MARKS * 3 / 4 {
             return;
         }

@@ -5,6 +5,7 @@
 pub mod connections;
 pub mod crc_lanes;
 pub mod flows;
+pub mod halve;
 pub mod model;
 pub mod pause_lanes;
 pub mod pfc;

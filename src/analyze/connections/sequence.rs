@@ -171,25 +171,16 @@ impl TimeSequence {
 /// Merges each point of rank at most `rank` into the point just before it when both have
 /// the same mark, every other one, so each run of a mark halves.
 fn merge_pairs(points: &mut Vec<Point>, rank: u8) {
-    let mut kept = 0usize;
-    let mut absorbed_last = false;
-    for i in 0..points.len() {
-        let p = points[i];
-        let mergeable = kept > 0 && p.mark.rank() <= rank && points[kept - 1].mark == p.mark;
-        if mergeable && !absorbed_last {
-            let into = &mut points[kept - 1];
+    crate::analyze::halve::merge_neighbours(points, |into, p| {
+        let merge = p.mark.rank() <= rank && into.mark == p.mark;
+        if merge {
             into.count = into.count.saturating_add(p.count);
             into.psn = into.psn.max(p.psn);
             into.payload = into.payload.saturating_add(p.payload);
             into.rtt_ns = into.rtt_ns.max(p.rtt_ns);
-            absorbed_last = true;
-        } else {
-            points[kept] = p;
-            kept += 1;
-            absorbed_last = false;
         }
-    }
-    points.truncate(kept);
+        merge
+    });
 }
 
 #[cfg(test)]

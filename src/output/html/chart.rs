@@ -41,6 +41,70 @@ pub struct Frame<'a> {
     pub y_labels: usize,
 }
 
+impl<'a> Frame<'a> {
+    /// A chart of one lane per name, the first on top: lane i is centred on y = n - 1 - i
+    /// (see [`lane_y`]), and `label` (from [`lane_label`]) names the lanes on the y axis.
+    pub fn lanes(
+        kind: &'a str,
+        x: Range<f64>,
+        lanes: usize,
+        label: &'a dyn Fn(f64) -> String,
+    ) -> Self {
+        Frame {
+            kind,
+            x_desc: "time (µs)",
+            y_desc: "",
+            x,
+            y: -0.5..(lanes as f64 - 0.5),
+            height: (90 + 28 * lanes as u32).min(2000),
+            lines: Vec::new(),
+            y_label: Some(label),
+            lanes: true,
+            y_labels: lanes + 1,
+        }
+    }
+
+    /// A chart of lines over time from 0 to `y1`, the per-interval charts' shape.
+    pub fn series(
+        kind: &'a str,
+        y_desc: &'a str,
+        x: Range<f64>,
+        y1: f64,
+        lines: Vec<Line>,
+    ) -> Self {
+        Frame {
+            kind,
+            x_desc: "time (µs)",
+            y_desc,
+            x,
+            y: 0.0..y1,
+            height: HEIGHT * 3 / 4,
+            lines,
+            y_label: None,
+            lanes: false,
+            y_labels: 6,
+        }
+    }
+}
+
+/// The y of lane `i` of `lanes` in a [`Frame::lanes`] chart.
+pub fn lane_y(lanes: usize, i: usize) -> f64 {
+    (lanes - 1 - i) as f64
+}
+
+/// The y axis labels of a [`Frame::lanes`] chart: each lane's name at its centre.
+pub fn lane_label(names: &[String]) -> impl Fn(f64) -> String + '_ {
+    move |v: f64| {
+        let n = names.len();
+        let i = n as f64 - 1.0 - v.round();
+        if (v - v.round()).abs() < 0.01 && i >= 0.0 && (i as usize) < n {
+            names[i as usize].clone()
+        } else {
+            String::new()
+        }
+    }
+}
+
 impl Frame<'_> {
     /// Draws the frame and lines, then the marks `marks` writes with the value → pixel map.
     pub fn draw(&self, marks: impl FnOnce(Map<'_>) -> Markup) -> Markup {

@@ -30,27 +30,9 @@ pub fn render(lanes: &CrcLanes, origin_ns: u64) -> Markup {
         .iter()
         .map(|l| l.src.map_or_else(|| "other".to_string(), |a| a.to_string()))
         .collect();
-    let lane_y = |i: usize| (n - 1 - i) as f64;
-    let label = |v: f64| {
-        let i = n as f64 - 1.0 - v.round();
-        if (v - v.round()).abs() < 0.01 && i >= 0.0 && (i as usize) < n {
-            names[i as usize].clone()
-        } else {
-            String::new()
-        }
-    };
-    let frame = Frame {
-        kind: "chart-crc",
-        x_desc: "time (µs)",
-        y_desc: "",
-        x: x0..x1,
-        y: -0.5..(n as f64 - 0.5),
-        height: (90 + 28 * n as u32).min(2000),
-        lines: Vec::new(),
-        y_label: Some(&label),
-        lanes: true,
-        y_labels: n + 1,
-    };
+    let lane_y = |i: usize| chart::lane_y(n, i);
+    let label = chart::lane_label(&names);
+    let frame = Frame::lanes("chart-crc", x0..x1, n, &label);
     let keys: Vec<Key<'_>> = [(Check::Icrc, "ICRC bad"), (Check::Vcrc, "VCRC bad")]
         .into_iter()
         .map(|(c, label)| {

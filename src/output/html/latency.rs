@@ -63,18 +63,13 @@ pub fn render(directions: &[(&str, Option<Rates>); 2], origin_ns: u64) -> Markup
     if lines.is_empty() {
         return html! {};
     }
-    let frame = Frame {
-        kind: "chart-latency",
-        x_desc: "time (µs)",
-        y_desc: "RTT (µs): mean, min–max",
-        x: x0..x1,
-        y: 0.0..y1,
-        height: chart::HEIGHT * 3 / 4,
+    let frame = Frame::series(
+        "chart-latency",
+        "RTT (µs): mean, min–max",
+        x0..x1,
+        y1,
         lines,
-        y_label: None,
-        lanes: false,
-        y_labels: 6,
-    };
+    );
     html! {
         figure {
             figcaption { "RTT per interval (requests answered without retransmission)" }

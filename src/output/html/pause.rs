@@ -38,33 +38,14 @@ pub fn render(lanes: &PauseLanes, cascades: &[Cascade], origin_ns: u64) -> Marku
         .iter()
         .map(|l| lane_name(l.src, l.priority))
         .collect();
-    // Lane i is centred on y = n - 1 - i, so the first lane is on top.
-    let lane_y = |i: usize| (n - 1 - i) as f64;
-    let label = |v: f64| {
-        let i = n as f64 - 1.0 - v.round();
-        if (v - v.round()).abs() < 0.01 && i >= 0.0 && (i as usize) < n {
-            names[i as usize].clone()
-        } else {
-            String::new()
-        }
-    };
+    let lane_y = |i: usize| chart::lane_y(n, i);
+    let label = chart::lane_label(&names);
     let index_of = |src: Mac, priority: u8| {
         sorted
             .iter()
             .position(|l: &&Lane| l.src == src && l.priority == priority)
     };
-    let frame = Frame {
-        kind: "chart-pause",
-        x_desc: "time (µs)",
-        y_desc: "",
-        x: x0..x1,
-        y: -0.5..(n as f64 - 0.5),
-        height: (90 + 28 * n as u32).min(2000),
-        lines: Vec::new(),
-        y_label: Some(&label),
-        lanes: true,
-        y_labels: n + 1,
-    };
+    let frame = Frame::lanes("chart-pause", x0..x1, n, &label);
     let keys = [
         Key {
             color: palette::SKY_BLUE,

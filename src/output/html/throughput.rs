@@ -45,18 +45,7 @@ pub fn render(directions: &[(&str, Option<Rates>); 2], origin_ns: u64) -> Markup
     if lines.is_empty() {
         return html! {};
     }
-    let frame = Frame {
-        kind: "chart-throughput",
-        x_desc: "time (µs)",
-        y_desc: "goodput (Mb/s)",
-        x: x0..x1,
-        y: 0.0..y1,
-        height: chart::HEIGHT * 3 / 4,
-        lines,
-        y_label: None,
-        lanes: false,
-        y_labels: 6,
-    };
+    let frame = Frame::series("chart-throughput", "goodput (Mb/s)", x0..x1, y1, lines);
     html! {
         figure {
             figcaption { "Goodput per interval" }
