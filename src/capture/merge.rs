@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{AnyReader, Container, InterfaceInfo, Record, Source};
+use super::{AnyReader, Container, InterfaceInfo, Record, Releaser, Source};
 
 /// What reading the inputs found, beyond the packets themselves.
 #[derive(Debug, Default, Clone)]
@@ -188,6 +188,15 @@ impl<'m> Merger<'m> {
         if let Some(Some((reader, _))) = self.readers.get_mut(index) {
             reader.release_before(offset);
         }
+    }
+
+    /// For each input, what drops its mapped pages from the thread that uses up records,
+    /// which then calls it instead of [`Merger::release_before`].
+    pub fn releasers(&self) -> Vec<Option<Releaser<'m>>> {
+        self.readers
+            .iter()
+            .map(|r| r.as_ref().and_then(|(reader, _)| reader.releaser()))
+            .collect()
     }
 
     /// The container of input `index`, while it is still being read.

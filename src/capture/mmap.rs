@@ -77,10 +77,11 @@ impl Deref for Mapped {
     }
 }
 
-/// Asks the processor to fetch the first two cache lines of `bytes` into its caches, with
-/// no wait and no fault: a hint for bytes that are read soon. Nothing on other targets.
+/// Asks the processor to fetch the cache line at the start of `bytes` into its caches,
+/// with no wait and no fault: a hint for bytes that are read soon. Nothing on other
+/// targets.
 #[inline]
-pub fn prefetch(bytes: &[u8]) {
+pub fn prefetch_line(bytes: &[u8]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
@@ -88,7 +89,6 @@ pub fn prefetch(bytes: &[u8]) {
         // program sees: it cannot fault, even on an address past the end.
         unsafe {
             _mm_prefetch::<_MM_HINT_T0>(bytes.as_ptr().cast());
-            _mm_prefetch::<_MM_HINT_T0>(bytes.as_ptr().wrapping_add(64).cast());
         }
     }
     #[cfg(not(target_arch = "x86_64"))]

@@ -17,7 +17,7 @@ use std::io::{self, Read, Seek};
 use std::path::Path;
 
 pub use describe::{Container, ContainerKind, InterfaceInfo, TsResolution};
-pub use input::{Input, ReadInput, SliceInput};
+pub use input::{Input, ReadInput, Releaser, SliceInput};
 pub use mmap::Mapped;
 
 /// Link types rdmadump decodes (the LINKTYPE_ values of the pcap registry).
@@ -326,6 +326,11 @@ impl<'m> CaptureReader<SliceInput<'m>> {
     pub fn release_before(&mut self, offset: u64) {
         self.input.release_before(offset);
     }
+
+    /// What lets another thread drop the mapping's pages instead of this reader.
+    pub fn releaser(&self) -> Option<Releaser<'m>> {
+        self.input.releaser()
+    }
 }
 
 type StreamReader = ReadInput<Box<dyn io::Read + Send>>;
@@ -368,6 +373,14 @@ impl<'m> AnyReader<'m> {
 
     pub fn current_ts(&self) -> Option<Option<u64>> {
         delegate!(self, r => r.current_ts())
+    }
+
+    /// What drops a mapped input's pages from another thread; `None` for streams.
+    pub fn releaser(&self) -> Option<Releaser<'m>> {
+        match self {
+            AnyReader::Mapped(r) => r.releaser(),
+            AnyReader::Stream(_) => None,
+        }
     }
 
     /// The current record with the mapping's lifetime; `None` for streams.

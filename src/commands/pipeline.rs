@@ -378,7 +378,10 @@ where
         // slow; the way back is unbounded, so that neither thread ever waits on the other
         // in both directions, but only batches that exist travel on it.
         let (to_consumer, inbox) = mpsc::sync_channel::<Handed<'m>>(queued);
-        let (give_back, returned) = mpsc::channel::<(Batch<'m>, Reach)>();
+        let (give_back, returned) = mpsc::channel::<Batch<'m>>();
+        // The pages behind consumed batches are dropped here, where consuming ends, and
+        // not on the reading thread: that thread is the longer chain of the two.
+        let mut releasers = inputs.merger.releasers();
         for _ in 0..helpers {
             scope.spawn(move || {
                 loop {
@@ -398,12 +401,7 @@ where
             let mut spare: Vec<Batch<'m>> = Vec::new();
             let mut exhausted = false;
             while !exhausted {
-                for (batch, reach) in returned.try_iter() {
-                    for (index, &offset) in reach.iter().enumerate() {
-                        inputs.merger.release_before(index, offset);
-                    }
-                    spare.push(batch);
-                }
+                spare.extend(returned.try_iter());
                 let mut batch = spare.pop().unwrap_or_default();
                 let mut reach: Reach = smallvec::smallvec![0; inputs_len];
                 while batch.packets.len() < BATCH {
@@ -461,9 +459,14 @@ where
                 return Ok(());
             }
             batch.clear();
+            for (releaser, &offset) in releasers.iter_mut().zip(&reach) {
+                if let Some(releaser) = releaser {
+                    releaser.release_before(offset);
+                }
+            }
             // The reading thread is gone once it has read everything; nothing is left to
-            // release or reuse then.
-            let _ = give_back.send((batch, reach));
+            // reuse then.
+            let _ = give_back.send(batch);
         }
         Ok(())
     })
