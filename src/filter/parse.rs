@@ -12,6 +12,8 @@
 
 use std::net::IpAddr;
 
+use nom::error::{ErrorKind, ParseError};
+
 use super::expr::{Check, Entity, Expr, Member, Op, Range, Source, Test};
 use super::fields::{Field, Type, Value};
 use super::lex::{Tok, Token, tokens};
@@ -74,6 +76,41 @@ impl std::fmt::Display for FilterError {
 }
 
 impl std::error::Error for FilterError {}
+
+/// Why the lexer or the grammar stopped, and where: `at` is the input from the offending
+/// character or token on, which places the column.
+#[derive(Debug)]
+pub struct Halt<I> {
+    pub at: I,
+    pub message: String,
+}
+
+impl<I> Halt<I> {
+    /// A `Failure`, not an `Error`: the grammar has committed, so no enclosing `alt`, `opt`
+    /// or list may backtrack past it and put another message in its place.
+    pub fn failure(at: I, message: impl Into<String>) -> nom::Err<Self> {
+        nom::Err::Failure(Halt {
+            at,
+            message: message.into(),
+        })
+    }
+}
+
+impl<I> ParseError<I> for Halt<I> {
+    /// nom's own mismatches only mean "not this alternative". Wherever one could reach the
+    /// user, the grammar turns it into a `failure` with a message of its own, so this empty
+    /// one is never shown.
+    fn from_error_kind(at: I, _: ErrorKind) -> Self {
+        Halt {
+            at,
+            message: String::new(),
+        }
+    }
+
+    fn append(_: I, _: ErrorKind, other: Self) -> Self {
+        other
+    }
+}
 
 pub fn parse(text: &str) -> Result<Expr, FilterError> {
     let tokens = tokens(text)?;
