@@ -1,8 +1,18 @@
-//! Splits filter text into tokens. Field names and bare literals (numbers, addresses, CIDR
-//! blocks, MACs, byte strings, ranges) are all one kind of token, a word: which one a word
-//! is depends on the field it is compared with, and the parser decides that.
+//! Splits filter text into tokens, with nom 8 parsers over `&str`; the grammar in
+//! `parse.rs` runs nom over the tokens. Field names and bare literals (numbers, addresses,
+//! CIDR blocks, MACs, byte strings, ranges) are all one kind of token, a word: which one a
+//! word is depends on the field it is compared with, which only the grammar knows, so the
+//! lexer does not try.
 
-use super::parse::FilterError;
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take, take_while1};
+use nom::character::complete::{anychar, char, multispace0, none_of, one_of};
+use nom::combinator::{peek, recognize, rest, value};
+use nom::multi::{fold, many0};
+use nom::sequence::{pair, preceded, terminated};
+use nom::{Finish, IResult, Parser};
+
+use super::parse::{FilterError, Halt};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tok<'a> {
@@ -20,51 +30,43 @@ pub struct Token<'a> {
     pub tok: Tok<'a>,
 }
 
+type Lexed<'a, O> = IResult<&'a str, O, Halt<&'a str>>;
+
 /// Longest first, so that `===` is not read as `==` then `=`.
-const PUNCTS: &[&str] = &[
+const PUNCTS: [&str; 21] = [
     "===", "==", "!=", "~=", "<=", ">=", "&&", "||", "^^", "<", ">", "!", "&", "~", "(", ")", "{",
     "}", "[", "]", ",",
 ];
 
-fn is_word(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-' | b'/')
+const UNKNOWN_ESCAPE: &str = "unknown escape: use \\\", \\\\, \\n, \\t, \\r, \\xhh or \\ooo";
+
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-' | '/')
 }
 
-pub fn tokens(text: &str) -> Result<Vec<Token<'_>>, FilterError> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
-            i += 1;
-        } else if is_word(c) {
-            let start = i;
-            while i < bytes.len() && is_word(bytes[i]) {
-                i += 1;
-            }
-            out.push(Token {
-                at: start,
-                tok: Tok::Word(&text[start..i]),
-            });
-        } else if c == b'"' {
-            let (value, end) = string(text, i)?;
-            out.push(Token {
-                at: i,
-                tok: Tok::Str(value),
-            });
-            i = end;
-        } else if let Some(p) = PUNCTS.iter().find(|p| text[i..].starts_with(**p)) {
-            out.push(Token {
-                at: i,
-                tok: Tok::Punct(p),
-            });
-            i += p.len();
-        } else {
-            let c = text[i..].chars().next().unwrap_or('?');
-            return Err(FilterError::at(text, i, format!("unexpected `{c}`")));
+pub fn tokens<'a>(text: &'a str) -> Result<Vec<Token<'a>>, FilterError> {
+    let token = |input: &'a str| {
+        let at = text.len() - input.len();
+        let tok = alt((word, string, punct));
+        tok.map(|tok| Token { at, tok }).parse(input)
+    };
+    let lexed = terminated(
+        many0(preceded(multispace0, token)),
+        preceded(multispace0, end),
+    )
+    .parse(text)
+    .finish();
+    let mut out = match lexed {
+        Ok((_, out)) => out,
+        // `halt.at` is the rest of the text, from where the error is.
+        Err(halt) => {
+            return Err(FilterError::at(
+                text,
+                text.len() - halt.at.len(),
+                halt.message,
+            ));
         }
-    }
+    };
     out.push(Token {
         at: text.len(),
         tok: Tok::End,
@@ -72,49 +74,70 @@ pub fn tokens(text: &str) -> Result<Vec<Token<'_>>, FilterError> {
     Ok(out)
 }
 
-/// The string opening at `start`, and the offset after its closing quote. Escapes as in
-/// Wireshark: `\"`, `\\`, `\n`, `\t`, `\r`, `\xhh` and octal `\ooo`.
-fn string(text: &str, start: usize) -> Result<(String, usize), FilterError> {
-    let mut value = String::new();
-    let mut chars = text[start + 1..].char_indices();
-    let unclosed = || FilterError::at(text, start, "string is not closed".to_string());
-    while let Some((offset, c)) = chars.next() {
-        match c {
-            '"' => return Ok((value, start + 1 + offset + 1)),
-            '\\' => {
-                let (at, escaped) = chars.next().ok_or_else(unclosed)?;
-                let bad = || {
-                    FilterError::at(
-                        text,
-                        start + 1 + at - 1,
-                        "unknown escape: use \\\", \\\\, \\n, \\t, \\r, \\xhh or \\ooo".to_string(),
-                    )
-                };
-                match escaped {
-                    '"' | '\\' => value.push(escaped),
-                    'n' => value.push('\n'),
-                    't' => value.push('\t'),
-                    'r' => value.push('\r'),
-                    'x' => {
-                        let digits: String = chars.clone().take(2).map(|(_, c)| c).collect();
-                        let byte = u8::from_str_radix(&digits, 16).map_err(|_| bad())?;
-                        chars.nth(1);
-                        value.push(char::from(byte));
-                    }
-                    '0'..='7' => {
-                        let rest: String = chars.clone().take(2).map(|(_, c)| c).collect();
-                        let digits = format!("{escaped}{rest}");
-                        let byte = u8::from_str_radix(&digits, 8).map_err(|_| bad())?;
-                        chars.nth(1);
-                        value.push(char::from(byte));
-                    }
-                    _ => return Err(bad()),
-                }
-            }
-            _ => value.push(c),
-        }
+/// The end of the text; anything else there is no token at all.
+fn end(input: &str) -> Lexed<'_, ()> {
+    match input.chars().next() {
+        None => Ok((input, ())),
+        Some(c) => Err(Halt::failure(input, format!("unexpected `{c}`"))),
     }
-    Err(unclosed())
+}
+
+fn word(input: &str) -> Lexed<'_, Tok<'_>> {
+    take_while1(is_word).map(Tok::Word).parse(input)
+}
+
+fn punct(input: &str) -> Lexed<'_, Tok<'_>> {
+    alt(PUNCTS.map(|p| value(Tok::Punct(p), tag(p)))).parse(input)
+}
+
+/// A double-quoted string. Escapes as in Wireshark: `\"`, `\\`, `\n`, `\t`, `\r`, `\xhh`
+/// and octal `\ooo`.
+fn string(input: &str) -> Lexed<'_, Tok<'_>> {
+    let (body, _) = char('"').parse(input)?;
+    let (after, value) = fold(
+        0..,
+        alt((none_of("\"\\"), escape)),
+        String::new,
+        |mut value, c| {
+            value.push(c);
+            value
+        },
+    )
+    .parse(body)?;
+    match char::<_, Halt<&str>>('"').parse(after) {
+        Ok((after, _)) => Ok((after, Tok::Str(value))),
+        Err(_) => Err(Halt::failure(input, "string is not closed")),
+    }
+}
+
+/// One escape, at its backslash. A backslash that ends the text is no escape: the string
+/// is left open, which is the error to report.
+fn escape(input: &str) -> Lexed<'_, char> {
+    let (escaped, _) = terminated(char('\\'), peek(anychar)).parse(input)?;
+    escaped_char(escaped).map_err(|_| Halt::failure(input, UNKNOWN_ESCAPE))
+}
+
+fn escaped_char(input: &str) -> Lexed<'_, char> {
+    let byte = |radix| move |digits: &str| u8::from_str_radix(digits, radix).ok();
+    alt((
+        value('"', char('"')),
+        value('\\', char('\\')),
+        value('\n', char('n')),
+        value('\t', char('t')),
+        value('\r', char('r')),
+        preceded(char('x'), up_to_two.map_opt(byte(16))).map(char::from),
+        recognize(pair(one_of("01234567"), up_to_two))
+            .map_opt(byte(8))
+            .map(char::from),
+    ))
+    .parse(input)
+}
+
+/// The digits of `\xhh` or `\ooo` after the first: two characters, or as many as are left,
+/// for `from_str_radix` to judge: `\x4` at the very end of the text is byte 4 (and then
+/// the string is not closed), `\x4"` an unknown escape.
+fn up_to_two(input: &str) -> Lexed<'_, &str> {
+    alt((take(2usize), rest)).parse(input)
 }
 
 #[cfg(test)]
@@ -162,5 +185,32 @@ mod tests {
         );
         let err = tokens("kind == \"a\\qb\"").unwrap_err();
         assert_eq!(err.column, 11);
+    }
+
+    #[test]
+    fn escapes_read_at_most_three_characters() {
+        assert_eq!(
+            words("\"\\101\\x41\\x7e\\\\\\n\\377\" \"\\xff\"")[..2],
+            [Tok::Str("AA~\\\n\u{ff}".into()), Tok::Str("\u{ff}".into())]
+        );
+        for (text, column, message) in [
+            // Whatever ends the text inside a string leaves it open.
+            ("a == \"b\\", 6, "string is not closed"),
+            ("a == \"b\\x4", 6, "string is not closed"),
+            ("a == \"b\\1", 6, "string is not closed"),
+            // Before the closing quote, `\x` takes two digits and octal three.
+            ("a == \"b\\x4\"", 8, UNKNOWN_ESCAPE),
+            ("a == \"b\\7\"", 8, UNKNOWN_ESCAPE),
+            ("a == \"b\\400\"", 8, UNKNOWN_ESCAPE),
+            ("a == \"b\\x\"", 8, UNKNOWN_ESCAPE),
+            ("a == \"é\\q\"", 9, UNKNOWN_ESCAPE),
+        ] {
+            let err = tokens(text).unwrap_err();
+            assert_eq!(
+                (err.column, err.message.as_str()),
+                (column, message),
+                "{text}"
+            );
+        }
     }
 }

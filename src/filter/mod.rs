@@ -10,6 +10,7 @@ mod parse;
 #[cfg(test)]
 mod tests;
 pub mod time;
+mod tokens;
 mod wireshark;
 
 /// The field catalogue, for tools that print fields by name (`-T fields -e`, `rdmadump fields`).

@@ -6,17 +6,36 @@
 //! `len()`, `lower()`, `upper()`), and bare literals. Names and literals are checked
 //! against the field table here, before any capture is read.
 //!
-//! A hand-written recursive descent over the tokens of `lex.rs`: precedence climbing
-//! keeps each level a loop, so a long chain of clauses costs no stack, and only
-//! parentheses, negations and function calls recurse, which `MAX_DEPTH` bounds.
+//! nom 8 parsers over the tokens of `lex.rs`, through [`Tokens`], which implements
+//! `nom::Input` as `Bytes` does for the layers. An error the grammar commits to is a
+//! `Failure` carrying its message and where it stands ([`Halt`]), so that no `alt` or
+//! `opt` backtracks past it and puts another message in its place.
+//!
+//! Two parts call no combinator, for the stack. Operands joined by `and`, `or` and `xor`
+//! are read in a loop and grouped by precedence afterwards, into flat lists, so a chain of
+//! any length costs no stack. Parentheses, negations and function calls recurse, at most
+//! `MAX_DEPTH` levels, between plain functions only: in a debug build every combinator on
+//! the way down is a frame of its own. Written with `alt`, `flat_map`, `terminated` and a
+//! `separated_list1` per precedence level, a parenthesis took 12.9 KiB of stack, and 256
+//! of them overflowed a test thread's 2 MiB; now it takes 3.2 KiB (the hand-written parser
+//! before, 4.8). The openers, operators and closers are nom parsers that have returned
+//! before anything recurses.
 
 use std::net::IpAddr;
 
+use nom::branch::alt;
+use nom::combinator::{eof, opt, peek, value};
+use nom::error::{ErrorKind, ParseError};
+use nom::multi::many_till;
+use nom::sequence::{pair, preceded, terminated};
+use nom::{Finish, IResult, Input, Parser};
+
 use super::expr::{Check, Entity, Expr, Member, Op, Range, Source, Test};
 use super::fields::{Field, Type, Value};
-use super::lex::{Tok, Token, tokens};
+use super::lex::{Tok, tokens};
 use super::literal;
 use super::names::{self, Naming};
+use super::tokens::{Tokens, spelled, token};
 
 /// How deeply parentheses, negations and function calls may nest. The parser recurses once
 /// per level, so a bound is what keeps a run of 20,000 `(` from overflowing the stack; no
@@ -75,17 +94,53 @@ impl std::fmt::Display for FilterError {
 
 impl std::error::Error for FilterError {}
 
+/// Why the lexer or the grammar stopped, and where: `at` is the input from the offending
+/// character or token on, which places the column.
+#[derive(Debug)]
+pub struct Halt<I> {
+    pub at: I,
+    pub message: String,
+}
+
+impl<I> Halt<I> {
+    /// A `Failure`, not an `Error`: the grammar has committed, so no enclosing `alt`, `opt`
+    /// or list may backtrack past it and put another message in its place.
+    pub fn failure(at: I, message: impl Into<String>) -> nom::Err<Self> {
+        nom::Err::Failure(Halt {
+            at,
+            message: message.into(),
+        })
+    }
+}
+
+impl<I> ParseError<I> for Halt<I> {
+    /// nom's own mismatches only mean "not this alternative". Wherever one could reach the
+    /// user, the grammar turns it into a `failure` with a message of its own, so this empty
+    /// one is never shown.
+    fn from_error_kind(at: I, _: ErrorKind) -> Self {
+        Halt {
+            at,
+            message: String::new(),
+        }
+    }
+
+    fn append(_: I, _: ErrorKind, other: Self) -> Self {
+        other
+    }
+}
+
+type Halted<'a> = Halt<Tokens<'a>>;
+type Parsed<'a, O> = IResult<Tokens<'a>, O, Halted<'a>>;
+
 pub fn parse(text: &str) -> Result<Expr, FilterError> {
     let tokens = tokens(text)?;
-    let mut parser = Parser {
-        text,
-        tokens: &tokens,
-        next: 0,
-    };
-    let expr = parser.any_of(0)?;
-    match parser.peek() {
-        Tok::End => Ok(expr),
-        _ => Err(parser.error("unexpected text after the expression")),
+    let mut whole = terminated(
+        |input| expression(0, input),
+        must(eof, "unexpected text after the expression"),
+    );
+    match whole.parse(Tokens::new(&tokens)).finish() {
+        Ok((_, expr)) => Ok(expr),
+        Err(halt) => Err(FilterError::at(text, halt.at.offset(), halt.message)),
     }
 }
 
@@ -118,480 +173,511 @@ struct Subject {
     name: String,
 }
 
-struct Parser<'t, 'a> {
-    text: &'a str,
-    tokens: &'t [Token<'a>],
-    next: usize,
+/// `parser`, committed: where it does not match, the error is what was `wanted`. At the
+/// end of the text a missing closer is still named (`expected `)``), since that is the
+/// fix; any other want there means the expression stopped early.
+fn must<'a, O>(
+    mut parser: impl Parser<Tokens<'a>, Output = O, Error = Halted<'a>>,
+    wanted: &'static str,
+) -> impl Parser<Tokens<'a>, Output = O, Error = Halted<'a>> {
+    move |input: Tokens<'a>| match parser.parse(input) {
+        Err(nom::Err::Error(_)) if input.input_len() == 0 && !wanted.starts_with("expected `") => {
+            Err(Halt::failure(input, "expression ends too early"))
+        }
+        Err(nom::Err::Error(_)) => Err(Halt::failure(input, wanted)),
+        done => done,
+    }
 }
 
-impl<'t, 'a> Parser<'t, 'a> {
-    fn peek(&self) -> &'t Tok<'a> {
-        &self.tokens[self.next].tok
-    }
-
-    fn offset(&self) -> usize {
-        self.tokens[self.next].at
-    }
-
-    fn bump(&mut self) -> &'t Tok<'a> {
-        let tok = &self.tokens[self.next].tok;
-        if self.next + 1 < self.tokens.len() {
-            self.next += 1;
-        }
-        tok
-    }
-
-    fn error(&self, message: impl Into<String>) -> FilterError {
-        FilterError::at(self.text, self.offset(), message.into())
-    }
-
-    fn error_at(&self, offset: usize, message: impl Into<String>) -> FilterError {
-        FilterError::at(self.text, offset, message.into())
-    }
-
-    /// Takes the next token if it is one of `spellings` (punctuation or keyword).
-    fn eat(&mut self, spellings: &[&str]) -> bool {
-        let found = match self.peek() {
-            Tok::Punct(p) => spellings.contains(p),
-            Tok::Word(w) => spellings.contains(w),
-            _ => false,
-        };
-        if found {
-            self.bump();
-        }
-        found
-    }
-
-    fn expect(&mut self, spelling: &'static str) -> Result<(), FilterError> {
-        if self.eat(&[spelling]) {
-            Ok(())
-        } else {
-            Err(self.unexpected(&format!("expected `{spelling}`")))
-        }
-    }
-
-    /// The error for a token the grammar did not want here. At the end of the text a missing
-    /// closer is still named (`expected `)``), since that is the fix; any other want there
-    /// means the expression stopped early.
-    fn unexpected(&self, wanted: &str) -> FilterError {
-        match self.peek() {
-            Tok::End if wanted.starts_with("expected `") => self.error(wanted),
-            Tok::End => self.error("expression ends too early"),
-            _ => self.error(wanted),
-        }
-    }
-
-    fn deeper(&self, depth: usize, at: usize) -> Result<usize, FilterError> {
+/// `opener`, and the depth inside it. Past `MAX_DEPTH` the filter is refused at the
+/// opener, before anything recurses.
+fn opened<'a, O>(
+    depth: usize,
+    mut opener: impl Parser<Tokens<'a>, Output = O, Error = Halted<'a>>,
+) -> impl Parser<Tokens<'a>, Output = (O, usize), Error = Halted<'a>> {
+    move |input: Tokens<'a>| {
+        let (rest, opened) = opener.parse(input)?;
         if depth >= MAX_DEPTH {
-            return Err(self.error_at(at, format!("filter nests deeper than {MAX_DEPTH} levels")));
+            let message = format!("filter nests deeper than {MAX_DEPTH} levels");
+            return Err(Halt::failure(input, message));
         }
-        Ok(depth + 1)
+        Ok((rest, (opened, depth + 1)))
     }
+}
 
-    fn any_of(&mut self, depth: usize) -> Result<Expr, FilterError> {
-        self.chain(depth, &["or", "||"], Self::one_of, Expr::Or)
+/// The operators that join operands, loosest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Join {
+    Or,
+    Xor,
+    And,
+}
+
+fn join(tok: &Tok<'_>) -> Option<Join> {
+    match tok {
+        Tok::Word("or") | Tok::Punct("||") => Some(Join::Or),
+        Tok::Word("xor") | Tok::Punct("^^") => Some(Join::Xor),
+        Tok::Word("and") | Tok::Punct("&&") => Some(Join::And),
+        _ => None,
     }
+}
 
-    fn one_of(&mut self, depth: usize) -> Result<Expr, FilterError> {
-        self.chain(depth, &["xor", "^^"], Self::all_of, Expr::Xor)
-    }
-
-    fn all_of(&mut self, depth: usize) -> Result<Expr, FilterError> {
-        self.chain(depth, &["and", "&&"], Self::operand, Expr::And)
-    }
-
-    /// Operands joined by one operator, gathered in a loop however many there are, into a
-    /// flat list: evaluating and dropping a generated chain of 100,000 clauses is then a
-    /// loop, not 100,000 nested calls.
-    fn chain(
-        &mut self,
-        depth: usize,
-        operator: &[&str],
-        operand: fn(&mut Self, usize) -> Result<Expr, FilterError>,
-        join: fn(Vec<Expr>) -> Expr,
-    ) -> Result<Expr, FilterError> {
-        let first = operand(self, depth)?;
-        if !self.eat(operator) {
-            return Ok(first);
-        }
-        let mut all = vec![first];
-        loop {
-            all.push(operand(self, depth)?);
-            if !self.eat(operator) {
-                return Ok(join(all));
+/// Operands joined by `or`, `xor` and `and`, read in a loop however many there are, then
+/// grouped by precedence into flat lists: evaluating and dropping a generated chain of
+/// 100,000 clauses is then a loop too, not 100,000 nested calls.
+fn expression<'a>(depth: usize, input: Tokens<'a>) -> Parsed<'a, Expr> {
+    let (mut input, first) = operand(depth, input)?;
+    let mut more = Vec::new();
+    // `many0`, unrolled: what nests after an operator recurses through this loop, and in a
+    // debug build many0's frame and the closure it calls take 2 KiB more a level (6.2 KiB
+    // instead of 4.2 for `bth and (`, 1.6 MiB of a test thread's 2 MiB at 256 levels). An
+    // operand fails only with a `Failure`, so an `Error` here means no operator follows.
+    loop {
+        match joined(depth, input) {
+            Ok((rest, clause)) => {
+                more.push(clause);
+                input = rest;
             }
+            Err(nom::Err::Error(_)) => return Ok((input, group(first, more))),
+            Err(failure) => return Err(failure),
         }
     }
+}
 
-    fn operand(&mut self, depth: usize) -> Result<Expr, FilterError> {
-        let at = self.offset();
-        if self.eat(&["!", "not"]) {
-            let inner = self.operand(self.deeper(depth, at)?)?;
-            return Ok(Expr::Not(Box::new(inner)));
-        }
-        if self.eat(&["("]) {
-            let inner = self.any_of(self.deeper(depth, at)?)?;
-            self.expect(")")?;
-            return Ok(inner);
-        }
-        self.relation(depth)
-    }
+/// An operator and the operand after it.
+fn joined<'a>(depth: usize, input: Tokens<'a>) -> Parsed<'a, (Join, Expr)> {
+    let (after, join) = token(join).parse(input)?;
+    let (rest, operand) = operand(depth, after)?;
+    Ok((rest, (join, operand)))
+}
 
-    fn relation(&mut self, depth: usize) -> Result<Expr, FilterError> {
-        let Tok::Word(word) = *self.peek() else {
-            return Err(self.unexpected("expected a field name, `!` or `(`"));
-        };
-        if word.starts_with(|c: char| c.is_ascii_digit()) || KEYWORDS.contains(&word) {
-            return Err(self.error("expected a field name, `!` or `(`"));
-        }
-        let (subject, naming) = self.subject(depth)?;
-        let at = self.offset();
-        if let Some(op) = self.comparison() {
-            let (op, all) = op;
-            return self.compare(subject, op, all, at);
-        }
-        if self.eat(&["in"]) {
-            return self.set(subject);
-        }
-        if matches!(self.peek(), Tok::Word("not")) {
-            let after_not = &self.tokens[(self.next + 1).min(self.tokens.len() - 1)].tok;
-            if *after_not == Tok::Word("in") {
-                self.bump();
-                self.bump();
-                return Ok(Expr::Not(Box::new(self.set(subject)?)));
-            }
-        }
-        if self.eat(&["contains"]) {
-            return self.contains(subject);
-        }
-        if self.eat(&["matches", "~"]) {
-            return self.matches(subject);
-        }
-        if self.eat(&["&", "bitwise_and"]) {
-            return self.bit_test(subject);
-        }
-        match subject.entity {
-            Entity::Field(field) if naming == Naming::Rdmadump => Ok(Expr::Test(field)),
-            Entity::Field(field) => Ok(Expr::Exists(field)),
-            entity => Ok(Expr::Check(Box::new(Check {
-                entity,
-                all: false,
-                negate: false,
-                test: Test::Exists,
-            }))),
-        }
-    }
-
-    /// A field, a slice of one, or a function of one.
-    fn subject(&mut self, depth: usize) -> Result<(Subject, Naming), FilterError> {
-        let at = self.offset();
-        let Tok::Word(word) = *self.peek() else {
-            return Err(self.unexpected("expected a field name"));
-        };
-        if word.starts_with(|c: char| c.is_ascii_digit()) || KEYWORDS.contains(&word) {
-            return Err(self.error("expected a field name"));
-        }
-        self.bump();
-        if matches!(word, "len" | "lower" | "upper") && *self.peek() == Tok::Punct("(") {
-            let depth = self.deeper(depth, at)?;
-            self.bump();
-            let (inner, naming) = self.subject(depth)?;
-            self.expect(")")?;
-            let Entity::Field(field) = inner.entity else {
-                return Err(self.error_at(at, format!("`{word}()` takes a field")));
-            };
-            let subject = match word {
-                "len" => Subject {
-                    entity: Entity::Len(field),
-                    ty: Type::Int,
-                    name: format!("len({})", inner.name),
-                },
-                _ if field.ty != Type::Str => {
-                    return Err(self.error_at(
-                        at,
-                        format!(
-                            "`{word}()` takes a string field; `{}` is not one",
-                            inner.name
-                        ),
-                    ));
-                }
-                _ => Subject {
-                    entity: Entity::Case(field, word == "upper"),
-                    ty: Type::Str,
-                    name: format!("{word}({})", inner.name),
-                },
-            };
-            return Ok((subject, naming));
-        }
-        let (field, naming) = match names::resolve(word) {
-            Some(found) => found,
-            None => return Err(self.error_at(at, names::unknown(word))),
-        };
-        if *self.peek() != Tok::Punct("[") {
-            let subject = Subject {
-                entity: Entity::Field(field),
-                ty: field.ty,
-                name: word.to_string(),
-            };
-            return Ok((subject, naming));
-        }
-        let source = if field.name == "frame" {
-            Source::Frame
-        } else if matches!(field.ty, Type::Mac | Type::Ip) {
-            Source::Field(field)
+/// Operands in the order written: `and` binds tightest, then `xor`, then `or`.
+fn group(first: Expr, more: Vec<(Join, Expr)>) -> Expr {
+    fn flat(mut all: Vec<Expr>, join: fn(Vec<Expr>) -> Expr) -> Expr {
+        if all.len() == 1 {
+            all.swap_remove(0)
         } else {
-            return Err(self.error("only addresses and `frame` (its bytes) can be sliced"));
-        };
-        self.bump();
-        let range_at = self.offset();
-        let range = match self.bump() {
-            Tok::Word(w) => range(w).ok_or_else(|| {
-                self.error_at(
-                    range_at,
-                    format!("`{w}` is not a slice: write [i:n], [i-j], [i] or [i:]"),
-                )
-            })?,
-            _ => return Err(self.error_at(range_at, "expected a slice such as [0:3]")),
-        };
-        self.expect("]")?;
-        let subject = Subject {
-            entity: Entity::Slice(source, range),
-            ty: Type::Mac,
-            name: format!("{word}[...]"),
-        };
-        Ok((subject, naming))
+            join(all)
+        }
     }
+    let (mut any, mut one, mut all) = (Vec::new(), Vec::new(), vec![first]);
+    for (join, operand) in more {
+        if join != Join::And {
+            one.push(flat(std::mem::take(&mut all), Expr::And));
+        }
+        if join == Join::Or {
+            any.push(flat(std::mem::take(&mut one), Expr::Xor));
+        }
+        all.push(operand);
+    }
+    one.push(flat(all, Expr::And));
+    any.push(flat(one, Expr::Xor));
+    flat(any, Expr::Or)
+}
 
+#[derive(Debug, Clone, Copy)]
+enum Opener {
+    Not,
+    Parenthesis,
+}
+
+/// `!`, `not` or `(`, and the depth after it.
+fn opener<'a>(depth: usize, input: Tokens<'a>) -> Parsed<'a, Option<(Opener, usize)>> {
+    let opener = alt((
+        value(Opener::Not, spelled(&["!", "not"])),
+        value(Opener::Parenthesis, spelled(&["("])),
+    ));
+    opt(opened(depth, opener)).parse(input)
+}
+
+fn closer<'a>(input: Tokens<'a>) -> Parsed<'a, ()> {
+    let (rest, _) = must(spelled(&[")"]), "expected `)`").parse(input)?;
+    Ok((rest, ()))
+}
+
+/// Where the grammar recurses, so a plain function (a parser type cannot contain itself),
+/// and one that calls no combinator while it recurses: in a debug build each would be a
+/// stack frame more per level. The openers are read by `opener`, which has returned by then.
+fn operand<'a>(depth: usize, input: Tokens<'a>) -> Parsed<'a, Expr> {
+    let (inside, opener) = opener(depth, input)?;
+    match opener {
+        Some((Opener::Not, depth)) => {
+            let (rest, inner) = operand(depth, inside)?;
+            Ok((rest, Expr::Not(Box::new(inner))))
+        }
+        Some((Opener::Parenthesis, depth)) => {
+            let (after, inner) = expression(depth, inside)?;
+            let (rest, ()) = closer(after)?;
+            Ok((rest, inner))
+        }
+        None => relation(depth, input),
+    }
+}
+
+/// What follows a subject in a relation.
+#[derive(Clone, Copy)]
+enum Verb {
     /// A comparison operator, with whether it must hold for all occurrences.
-    fn comparison(&mut self) -> Option<(Op, bool)> {
-        let found = match self.peek() {
-            Tok::Punct(p) => match *p {
-                "==" => (Op::Eq, false),
-                "!=" => (Op::Ne, true),
-                "~=" => (Op::Ne, false),
-                "===" => (Op::Eq, true),
-                "<" => (Op::Lt, false),
-                "<=" => (Op::Le, false),
-                ">" => (Op::Gt, false),
-                ">=" => (Op::Ge, false),
-                _ => return None,
-            },
-            Tok::Word(w) => match *w {
-                "eq" | "any_eq" => (Op::Eq, false),
-                "ne" | "all_ne" => (Op::Ne, true),
-                "any_ne" => (Op::Ne, false),
-                "all_eq" => (Op::Eq, true),
-                "lt" => (Op::Lt, false),
-                "le" => (Op::Le, false),
-                "gt" => (Op::Gt, false),
-                "ge" => (Op::Ge, false),
-                _ => return None,
-            },
-            _ => return None,
-        };
-        self.bump();
-        Some(found)
-    }
+    Compare(Op, bool),
+    In,
+    NotIn,
+    Contains,
+    Matches,
+    BitAnd,
+}
 
-    /// The literal after an operator: a word or a quoted string, and where it stands.
-    fn literal(&mut self, subject: &Subject) -> Result<(Literal<'a>, usize), FilterError> {
-        let at = self.offset();
-        let literal = match self.peek() {
-            Tok::Word(w) => Literal::Word(w),
-            Tok::Str(s) => Literal::Quoted(s.clone()),
-            Tok::End => return Err(self.error("expected a value after the operator")),
-            _ => {
-                return Err(self.error(format!(
-                    "`{}` compares with {}",
-                    subject.name,
-                    describe(subject.ty)
-                )));
-            }
-        };
-        self.bump();
-        Ok((literal, at))
-    }
+fn verb<'a>(input: Tokens<'a>) -> Parsed<'a, Verb> {
+    alt((
+        token(comparison).map(|(op, all)| Verb::Compare(op, all)),
+        value(Verb::In, spelled(&["in"])),
+        value(Verb::NotIn, pair(spelled(&["not"]), spelled(&["in"]))),
+        value(Verb::Contains, spelled(&["contains"])),
+        value(Verb::Matches, spelled(&["matches", "~"])),
+        value(Verb::BitAnd, spelled(&["&", "bitwise_and"])),
+    ))
+    .parse(input)
+}
 
-    fn compare(
-        &mut self,
-        subject: Subject,
-        op: Op,
-        all: bool,
-        at: usize,
-    ) -> Result<Expr, FilterError> {
-        let (literal, at_literal) = self.literal(&subject)?;
-        let ordered = !matches!(op, Op::Eq | Op::Ne);
-        if ordered && subject.ty == Type::Bool {
-            return Err(self.error_at(at, format!("`{}` supports only == and !=", subject.name)));
+fn comparison(tok: &Tok<'_>) -> Option<(Op, bool)> {
+    let (Tok::Punct(spelling) | Tok::Word(spelling)) = tok else {
+        return None;
+    };
+    Some(match *spelling {
+        "==" | "eq" | "any_eq" => (Op::Eq, false),
+        "!=" | "ne" | "all_ne" => (Op::Ne, true),
+        "~=" | "any_ne" => (Op::Ne, false),
+        "===" | "all_eq" => (Op::Eq, true),
+        "<" | "lt" => (Op::Lt, false),
+        "<=" | "le" => (Op::Le, false),
+        ">" | "gt" => (Op::Gt, false),
+        ">=" | "ge" => (Op::Ge, false),
+        _ => return None,
+    })
+}
+
+fn relation<'a>(depth: usize, input: Tokens<'a>) -> Parsed<'a, Expr> {
+    peek(must(field_word(), "expected a field name, `!` or `(`")).parse(input)?;
+    let (at, (subject, naming)) = subject(depth, input)?;
+    let (rest, verb) = opt(verb).parse(at)?;
+    let Some(verb) = verb else {
+        return Ok((rest, exists(subject, naming)));
+    };
+    match verb {
+        Verb::Compare(op, all) => compare(subject, op, all, at, rest),
+        Verb::In => set(subject, rest),
+        Verb::NotIn => {
+            let (rest, set) = set(subject, rest)?;
+            Ok((rest, Expr::Not(Box::new(set))))
         }
-        let fail = |message: String| FilterError::at(self.text, at_literal, message);
-        let value = match typed(&subject, &literal) {
-            Ok(Typed::Value(value)) => value,
-            Ok(Typed::Cidr(addr, bits)) if !ordered => {
-                return Ok(check(
-                    subject.entity,
-                    op == Op::Ne,
-                    all,
-                    Test::Cidr(addr, bits),
-                ));
-            }
-            Ok(Typed::Cidr(..)) => {
-                return Err(fail("a CIDR block compares only with == and !=".into()));
-            }
-            Ok(Typed::Text(text)) if !ordered => {
-                return Ok(check(subject.entity, op == Op::Ne, all, Test::Text(text)));
-            }
-            Ok(Typed::Text(_)) => {
-                return Err(
-                    self.error_at(at, format!("`{}` supports only == and !=", subject.name))
-                );
-            }
-            Ok(Typed::Cnp) => {
-                let cnp = Expr::Compare(
-                    names::resolve("bth.opcode")
-                        .expect("bth.opcode is a field")
-                        .0,
-                    Op::Eq,
-                    Value::Int(u64::from(crate::wire::opcode::CNP)),
-                );
-                return match op {
-                    Op::Eq => Ok(cnp),
-                    Op::Ne => Ok(Expr::Not(Box::new(cnp))),
-                    _ => Err(self.error_at(at, "`kind` supports only == and !=")),
-                };
-            }
-            Ok(Typed::Bytes(bytes)) => {
-                return Ok(check(subject.entity, false, all, Test::Bytes(op, bytes)));
-            }
-            Err(message) => {
-                // Not a literal of the field's type: perhaps another field of that type,
-                // as in Wireshark's `frame.cap_len < frame.len`.
-                let other = match literal {
-                    Literal::Word(w) => names::resolve(w).map(|(f, _)| f),
-                    Literal::Quoted(_) => None,
-                };
-                return match (other, &subject.entity) {
-                    (Some(other), Entity::Field(_)) if other.ty == subject.ty => {
-                        Ok(check(subject.entity, false, all, Test::Field(op, other)))
-                    }
-                    _ => Err(fail(message)),
-                };
-            }
-        };
-        match subject.entity {
-            // One occurrence, or any of several: the plain comparison, the common case.
-            Entity::Field(field) if !all || field.each.is_none() => {
-                Ok(Expr::Compare(field, op, value))
-            }
-            entity => Ok(check(entity, false, all, Test::Compare(op, value))),
-        }
+        Verb::Contains => contains(subject, rest),
+        Verb::Matches => matches(subject, rest),
+        Verb::BitAnd => bit_test(subject, rest),
     }
+}
 
-    fn set(&mut self, subject: Subject) -> Result<Expr, FilterError> {
-        self.expect("{")?;
-        let mut members = Vec::new();
-        loop {
-            if self.eat(&["}"]) {
-                break;
-            }
-            if !members.is_empty() {
-                // Wireshark 4 separates members with commas, Wireshark 3 with blanks.
-                self.eat(&[","]);
-            }
-            let (literal, at) = match self.peek() {
-                Tok::End => return Err(self.error("expected `}`")),
-                _ => self.literal(&subject)?,
+/// A bare subject: a field is present (and, for an rdmadump flag, set).
+fn exists(subject: Subject, naming: Naming) -> Expr {
+    match subject.entity {
+        Entity::Field(field) if naming == Naming::Rdmadump => Expr::Test(field),
+        Entity::Field(field) => Expr::Exists(field),
+        entity => check(entity, false, false, Test::Exists),
+    }
+}
+
+/// A word that can name a field: not a number, not a keyword.
+fn field_word<'a>() -> impl Parser<Tokens<'a>, Output = &'a str, Error = Halted<'a>> {
+    token(|tok| match *tok {
+        Tok::Word(word)
+            if !word.starts_with(|c: char| c.is_ascii_digit()) && !KEYWORDS.contains(&word) =>
+        {
+            Some(word)
+        }
+        _ => None,
+    })
+}
+
+/// A field, a slice of one, or a function of one.
+fn subject<'a>(depth: usize, input: Tokens<'a>) -> Parsed<'a, (Subject, Naming)> {
+    let (inside, call) = function(depth, input)?;
+    let Some((name, depth)) = call else {
+        return field_or_slice(input);
+    };
+    let (after, (inner, naming)) = subject(depth, inside)?;
+    let (rest, ()) = closer(after)?;
+    let subject = applied(name, inner).map_err(|message| Halt::failure(input, message))?;
+    Ok((rest, (subject, naming)))
+}
+
+/// `len(`, `lower(` or `upper(`: the function's name, and the depth inside it.
+fn function<'a>(depth: usize, input: Tokens<'a>) -> Parsed<'a, Option<(&'a str, usize)>> {
+    let name = token(|tok| match *tok {
+        Tok::Word(name @ ("len" | "lower" | "upper")) => Some(name),
+        _ => None,
+    });
+    opt(opened(depth, terminated(name, spelled(&["("])))).parse(input)
+}
+
+/// The function `name` of `inner`.
+fn applied(name: &str, inner: Subject) -> Result<Subject, String> {
+    let Entity::Field(field) = inner.entity else {
+        return Err(format!("`{name}()` takes a field"));
+    };
+    match name {
+        "len" => Ok(Subject {
+            entity: Entity::Len(field),
+            ty: Type::Int,
+            name: format!("len({})", inner.name),
+        }),
+        _ if field.ty != Type::Str => Err(format!(
+            "`{name}()` takes a string field; `{}` is not one",
+            inner.name
+        )),
+        _ => Ok(Subject {
+            entity: Entity::Case(field, name == "upper"),
+            ty: Type::Str,
+            name: format!("{name}({})", inner.name),
+        }),
+    }
+}
+
+fn field_or_slice<'a>(input: Tokens<'a>) -> Parsed<'a, (Subject, Naming)> {
+    let (rest, word) = must(field_word(), "expected a field name").parse(input)?;
+    let Some((field, naming)) = names::resolve(word) else {
+        return Err(Halt::failure(input, names::unknown(word)));
+    };
+    let (inside, bracket) = opt(spelled(&["["])).parse(rest)?;
+    if bracket.is_none() {
+        let subject = Subject {
+            entity: Entity::Field(field),
+            ty: field.ty,
+            name: word.to_string(),
+        };
+        return Ok((rest, (subject, naming)));
+    }
+    let source = if field.name == "frame" {
+        Source::Frame
+    } else if matches!(field.ty, Type::Mac | Type::Ip) {
+        Source::Field(field)
+    } else {
+        let message = "only addresses and `frame` (its bytes) can be sliced";
+        return Err(Halt::failure(rest, message));
+    };
+    let slice = token(|tok| match *tok {
+        Tok::Word(word) => Some(word),
+        _ => None,
+    });
+    let no_slice = |at| Err(Halt::failure(at, "expected a slice such as [0:3]"));
+    let (after, slice) = alt((slice, no_slice)).parse(inside)?;
+    let Some(range) = range(slice) else {
+        let message = format!("`{slice}` is not a slice: write [i:n], [i-j], [i] or [i:]");
+        return Err(Halt::failure(inside, message));
+    };
+    let (rest, _) = must(spelled(&["]"]), "expected `]`").parse(after)?;
+    let subject = Subject {
+        entity: Entity::Slice(source, range),
+        ty: Type::Mac,
+        name: format!("{word}[...]"),
+    };
+    Ok((rest, (subject, naming)))
+}
+
+/// The literal after an operator: a word or a quoted string.
+fn literal<'a>(subject: &Subject, input: Tokens<'a>) -> Parsed<'a, Literal<'a>> {
+    let value = token(|tok| match tok {
+        Tok::Word(word) => Some(Literal::Word(word)),
+        Tok::Str(text) => Some(Literal::Quoted(text.clone())),
+        _ => None,
+    });
+    let wrong = |at: Tokens<'a>| {
+        let message = if at.input_len() == 0 {
+            "expected a value after the operator".to_string()
+        } else {
+            format!("`{}` compares with {}", subject.name, describe(subject.ty))
+        };
+        Err(Halt::failure(at, message))
+    };
+    alt((value, wrong)).parse(input)
+}
+
+/// `at` is the operator, `input` what follows it.
+fn compare<'a>(
+    subject: Subject,
+    op: Op,
+    all: bool,
+    at: Tokens<'a>,
+    input: Tokens<'a>,
+) -> Parsed<'a, Expr> {
+    let (rest, literal) = literal(&subject, input)?;
+    let ordered = !matches!(op, Op::Eq | Op::Ne);
+    let only_equality = || {
+        let message = format!("`{}` supports only == and !=", subject.name);
+        Err(Halt::failure(at, message))
+    };
+    if ordered && subject.ty == Type::Bool {
+        return only_equality();
+    }
+    let fail = |message: String| Err(Halt::failure(input, message));
+    let value = match typed(&subject, &literal) {
+        Ok(Typed::Value(value)) => value,
+        Ok(Typed::Cidr(addr, bits)) if !ordered => {
+            let test = Test::Cidr(addr, bits);
+            return Ok((rest, check(subject.entity, op == Op::Ne, all, test)));
+        }
+        Ok(Typed::Cidr(..)) => {
+            return fail("a CIDR block compares only with == and !=".into());
+        }
+        Ok(Typed::Text(text)) if !ordered => {
+            let test = Test::Text(text);
+            return Ok((rest, check(subject.entity, op == Op::Ne, all, test)));
+        }
+        Ok(Typed::Text(_)) => return only_equality(),
+        Ok(Typed::Cnp) => {
+            let cnp = Expr::Compare(
+                names::resolve("bth.opcode")
+                    .expect("bth.opcode is a field")
+                    .0,
+                Op::Eq,
+                Value::Int(u64::from(crate::wire::opcode::CNP)),
+            );
+            return match op {
+                Op::Eq => Ok((rest, cnp)),
+                Op::Ne => Ok((rest, Expr::Not(Box::new(cnp)))),
+                _ => Err(Halt::failure(at, "`kind` supports only == and !=")),
             };
-            let fail = |m: String| FilterError::at(self.text, at, m);
-            let member = match literal {
-                Literal::Word(w) if w.contains("..") && w != ".." => {
-                    let (low, high) = w.split_once("..").unwrap_or((w, w));
-                    let low = single(&subject, &Literal::Word(low)).map_err(fail)?;
-                    let high = single(&subject, &Literal::Word(high)).map_err(fail)?;
-                    Member::Range(low, high)
-                }
-                literal if *self.peek() == Tok::Word("..") => {
-                    self.bump();
-                    let low = single(&subject, &literal).map_err(fail)?;
-                    let (high, at) = self.literal(&subject)?;
-                    let high =
-                        single(&subject, &high).map_err(|m| FilterError::at(self.text, at, m))?;
-                    Member::Range(low, high)
-                }
-                literal => match typed(&subject, &literal).map_err(fail)? {
-                    Typed::Value(v) => Member::One(v),
-                    Typed::Cidr(addr, bits) => Member::Cidr(addr, bits),
-                    Typed::Text(text) => Member::Text(text),
-                    Typed::Cnp => {
-                        return Err(fail("write `kind == \"cnp\"`; a set cannot hold it".into()));
-                    }
-                    Typed::Bytes(b) => Member::Bytes(b),
-                },
+        }
+        Ok(Typed::Bytes(bytes)) => {
+            let test = Test::Bytes(op, bytes);
+            return Ok((rest, check(subject.entity, false, all, test)));
+        }
+        Err(message) => {
+            // Not a literal of the field's type: perhaps another field of that type,
+            // as in Wireshark's `frame.cap_len < frame.len`.
+            let other = match literal {
+                Literal::Word(w) => names::resolve(w).map(|(f, _)| f),
+                Literal::Quoted(_) => None,
             };
-            members.push(member);
+            return match (other, &subject.entity) {
+                (Some(other), Entity::Field(_)) if other.ty == subject.ty => {
+                    let test = Test::Field(op, other);
+                    Ok((rest, check(subject.entity, false, all, test)))
+                }
+                _ => fail(message),
+            };
         }
-        if members.is_empty() {
-            return Err(self.error_at(
-                self.tokens[self.next - 1].at,
-                "a set needs at least one member",
-            ));
-        }
-        Ok(check(subject.entity, false, false, Test::In(members)))
-    }
+    };
+    let expr = match subject.entity {
+        // One occurrence, or any of several: the plain comparison, the common case.
+        Entity::Field(field) if !all || field.each.is_none() => Expr::Compare(field, op, value),
+        entity => check(entity, false, all, Test::Compare(op, value)),
+    };
+    Ok((rest, expr))
+}
 
-    fn contains(&mut self, subject: Subject) -> Result<Expr, FilterError> {
-        let (literal, at) = self.literal(&subject)?;
-        let needle = match (subject.ty, literal) {
-            (Type::Str, Literal::Quoted(s)) => s.into_bytes(),
-            (Type::Str, Literal::Word(w)) => w.as_bytes().to_vec(),
-            (Type::Mac, Literal::Word(w)) => literal::bytes(w).map_err(|m| self.error_at(at, m))?,
-            _ => {
-                return Err(self.error_at(
-                    at,
-                    format!(
-                        "`{}` is not a string or address; `contains` needs one",
-                        subject.name
-                    ),
-                ));
-            }
-        };
-        Ok(check(subject.entity, false, false, Test::Contains(needle)))
-    }
+/// `{...}` after `in`: members, each a value, a CIDR block or a range.
+/// `{...}`, after `in`.
+fn set<'a>(subject: Subject, input: Tokens<'a>) -> Parsed<'a, Expr> {
+    let (input, _) = must(spelled(&["{"]), "expected `{`").parse(input)?;
+    let empty = |at: Tokens<'a>| {
+        spelled(&["}"]).parse(at)?;
+        Err(Halt::failure(at, "a set needs at least one member"))
+    };
+    let one = |input| member(&subject, input);
+    // Wireshark 4 separates members with commas, Wireshark 3 with blanks.
+    let more = many_till(preceded(opt(spelled(&[","])), one), spelled(&["}"]));
+    let (rest, (first, (more, _))) = alt((empty, pair(one, more))).parse(input)?;
+    let members = std::iter::once(first).chain(more).collect();
+    Ok((rest, check(subject.entity, false, false, Test::In(members))))
+}
 
-    fn matches(&mut self, subject: Subject) -> Result<Expr, FilterError> {
-        let (literal, at) = self.literal(&subject)?;
-        let Literal::Quoted(pattern) = literal else {
-            return Err(self.error_at(at, "`matches` takes a quoted regular expression"));
-        };
-        if subject.ty != Type::Str {
-            return Err(self.error_at(
-                at,
-                format!("`{}` is not a string; `matches` needs one", subject.name),
-            ));
-        }
-        // Case-insensitive, as Wireshark's `matches` is; `(?-i)` turns that off.
-        let regex = regex::RegexBuilder::new(&pattern)
-            .case_insensitive(true)
-            .build()
-            .map_err(|e| self.error_at(at, format!("bad regular expression: {e}")))?;
-        Ok(check(subject.entity, false, false, Test::Matches(regex)))
+/// A value, a CIDR block, or a range (`1..5` or `1 .. 5`). At the end of the text what
+/// is missing is the set's `}`, not a value.
+fn member<'a>(subject: &Subject, input: Tokens<'a>) -> Parsed<'a, Member> {
+    if input.input_len() == 0 {
+        return Err(Halt::failure(input, "expected `}`"));
     }
+    let (rest, value) = literal(subject, input)?;
+    let fail = |message| Halt::failure(input, message);
+    if let Literal::Word(w) = value
+        && w.contains("..")
+        && w != ".."
+    {
+        let (low, high) = w.split_once("..").unwrap_or((w, w));
+        let low = single(subject, &Literal::Word(low)).map_err(fail)?;
+        let high = single(subject, &Literal::Word(high)).map_err(fail)?;
+        return Ok((rest, Member::Range(low, high)));
+    }
+    let (after, dots) = opt(spelled(&[".."])).parse(rest)?;
+    if dots.is_some() {
+        let low = single(subject, &value).map_err(fail)?;
+        let (after_high, high) = literal(subject, after)?;
+        let high = single(subject, &high).map_err(|m| Halt::failure(after, m))?;
+        return Ok((after_high, Member::Range(low, high)));
+    }
+    let member = match typed(subject, &value).map_err(fail)? {
+        Typed::Value(v) => Member::One(v),
+        Typed::Cidr(addr, bits) => Member::Cidr(addr, bits),
+        Typed::Text(text) => Member::Text(text),
+        Typed::Cnp => {
+            return Err(fail("write `kind == \"cnp\"`; a set cannot hold it".into()));
+        }
+        Typed::Bytes(b) => Member::Bytes(b),
+    };
+    Ok((rest, member))
+}
 
-    fn bit_test(&mut self, subject: Subject) -> Result<Expr, FilterError> {
-        let (literal, at) = self.literal(&subject)?;
-        let slice = matches!(subject.entity, Entity::Slice(..));
-        if subject.ty != Type::Int && !slice {
-            return Err(self.error_at(
-                at,
-                format!("`{}` is not a number; `&` needs one", subject.name),
-            ));
+fn contains<'a>(subject: Subject, input: Tokens<'a>) -> Parsed<'a, Expr> {
+    let (rest, literal) = literal(&subject, input)?;
+    let fail = |message| Halt::failure(input, message);
+    let needle = match (subject.ty, literal) {
+        (Type::Str, Literal::Quoted(s)) => s.into_bytes(),
+        (Type::Str, Literal::Word(w)) => w.as_bytes().to_vec(),
+        (Type::Mac, Literal::Word(w)) => literal::bytes(w).map_err(fail)?,
+        _ => {
+            return Err(fail(format!(
+                "`{}` is not a string or address; `contains` needs one",
+                subject.name
+            )));
         }
-        let Literal::Word(w) = literal else {
-            return Err(self.error_at(at, format!("`{}` compares with a number", subject.name)));
-        };
-        let mask = literal::int(w).map_err(|m| self.error_at(at, m))?;
-        Ok(check(subject.entity, false, false, Test::BitAnd(mask)))
+    };
+    let test = Test::Contains(needle);
+    Ok((rest, check(subject.entity, false, false, test)))
+}
+
+fn matches<'a>(subject: Subject, input: Tokens<'a>) -> Parsed<'a, Expr> {
+    let (rest, literal) = literal(&subject, input)?;
+    let fail = |message| Halt::failure(input, message);
+    let Literal::Quoted(pattern) = literal else {
+        return Err(fail("`matches` takes a quoted regular expression".into()));
+    };
+    if subject.ty != Type::Str {
+        let message = format!("`{}` is not a string; `matches` needs one", subject.name);
+        return Err(fail(message));
     }
+    // Case-insensitive, as Wireshark's `matches` is; `(?-i)` turns that off.
+    let regex = regex::RegexBuilder::new(&pattern)
+        .case_insensitive(true)
+        .build()
+        .map_err(|e| fail(format!("bad regular expression: {e}")))?;
+    let test = Test::Matches(regex);
+    Ok((rest, check(subject.entity, false, false, test)))
+}
+
+fn bit_test<'a>(subject: Subject, input: Tokens<'a>) -> Parsed<'a, Expr> {
+    let (rest, literal) = literal(&subject, input)?;
+    let fail = |message| Halt::failure(input, message);
+    let slice = matches!(subject.entity, Entity::Slice(..));
+    if subject.ty != Type::Int && !slice {
+        let message = format!("`{}` is not a number; `&` needs one", subject.name);
+        return Err(fail(message));
+    }
+    let Literal::Word(w) = literal else {
+        return Err(fail(format!("`{}` compares with a number", subject.name)));
+    };
+    let mask = literal::int(w).map_err(fail)?;
+    Ok((
+        rest,
+        check(subject.entity, false, false, Test::BitAnd(mask)),
+    ))
 }
 
 fn check(entity: Entity, negate: bool, all: bool, test: Test) -> Expr {
@@ -754,5 +840,68 @@ fn intern(field: &Field, literal: &str) -> Interned {
             Interned::Unknown(vec!["an opcode name such as RC_SEND_ONLY"])
         }
         None => Interned::Unknown(names),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A branch that takes any token, for `alt` to fall back on.
+    fn anything<'a>() -> impl Parser<Tokens<'a>, Output = Option<Expr>, Error = Halted<'a>> {
+        token(|_| Some(None))
+    }
+
+    #[test]
+    fn a_committed_error_keeps_its_message_inside_alt() {
+        let all = tokens("bth.psn == \"1\"").unwrap();
+        let input = Tokens::new(&all);
+        let relation = |input| relation(0, input).map(|(rest, expr)| (rest, Some(expr)));
+        let Err(nom::Err::Failure(halt)) = alt((relation, anything())).parse(input) else {
+            panic!("the fallback replaced the relation's error");
+        };
+        assert_eq!(
+            (halt.at.offset(), halt.message.as_str()),
+            (11, "`bth.psn` compares with a number")
+        );
+        // A mere mismatch lets `alt` try the next branch; a committed one does not.
+        let paren = || spelled(&["("]).map(|_| None);
+        assert!(alt((paren(), anything())).parse(input).is_ok());
+        let Err(nom::Err::Failure(halt)) =
+            alt((must(paren(), "expected `(`"), anything())).parse(input)
+        else {
+            panic!("`must` did not commit");
+        };
+        assert_eq!(
+            (halt.at.offset(), halt.message.as_str()),
+            (0, "expected `(`")
+        );
+    }
+
+    #[test]
+    fn precedence_groups_flat_lists() {
+        let shape = |text: &str| {
+            fn shape(expr: &Expr) -> String {
+                let list = |name, all: &[Expr]| {
+                    let inner: Vec<String> = all.iter().map(shape).collect();
+                    format!("{name}({})", inner.join(" "))
+                };
+                match expr {
+                    Expr::Or(all) => list("or", all),
+                    Expr::Xor(all) => list("xor", all),
+                    Expr::And(all) => list("and", all),
+                    Expr::Not(inner) => format!("not {}", shape(inner)),
+                    _ => "x".into(),
+                }
+            }
+            shape(&parse(text).unwrap())
+        };
+        assert_eq!(shape("bth"), "x");
+        assert_eq!(shape("bth and bth && bth"), "and(x x x)");
+        assert_eq!(
+            shape("bth and bth or bth xor bth and bth or !bth"),
+            "or(and(x x) xor(x and(x x)) not x)"
+        );
+        assert_eq!(shape("bth ^^ (bth || bth) ^^ bth"), "xor(x or(x x) x)");
     }
 }
