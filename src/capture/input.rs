@@ -29,22 +29,22 @@ pub trait Input {
 pub struct SliceInput<'m> {
     data: &'m [u8],
     pos: usize,
-    /// The mapping `data` comes from, brought in a window at a time ahead of reading.
+    /// The mapping `data` comes from, read from disk a window at a time ahead of reading.
     mapping: Option<&'m Mapped>,
-    /// Bytes before this offset have been brought in.
-    populated: usize,
+    /// Bytes before this offset have been asked of the disk.
+    read_ahead: usize,
     /// Drops the mapping's pages behind the records used up.
     releaser: Option<Releaser<'m>>,
     /// Cache lines before this offset have been asked for.
     prefetched: usize,
 }
 
-/// How much of a mapping is brought in at once, ahead of the reading position. Populating
-/// the whole file up front (MAP_POPULATE) would read a capture larger than memory twice:
-/// once to populate, evicting its start, and again to decode it.
-/// Together with RELEASE_CHUNK behind the reader, this bounds the resident part of a mapping
-/// to about 1.5 windows ahead plus one chunk behind.
-const POPULATE_WINDOW: usize = 16 << 20;
+/// How much of a mapping is asked of the disk at once, ahead of the reading position: the
+/// reader stays between one and two windows behind what was asked. Populating the whole
+/// file up front (MAP_POPULATE) would read a capture larger than memory twice: once to
+/// populate, evicting its start, and again to decode it. Only what the reader has touched
+/// is resident, and RELEASE_CHUNK behind it bounds that.
+const READ_AHEAD_WINDOW: usize = 16 << 20;
 
 /// The mapped pages behind the reader are dropped this many bytes at a time: few enough
 /// madvise calls to cost nothing (one per 8 MB), small enough to keep the resident size far
@@ -88,13 +88,13 @@ impl<'m> SliceInput<'m> {
             data,
             pos: 0,
             mapping: None,
-            populated: 0,
+            read_ahead: 0,
             releaser: None,
             prefetched: 0,
         }
     }
 
-    /// Reads a memory-mapped file, bringing it in a window at a time just ahead of reading.
+    /// Reads a memory-mapped file, asking the disk for it a window at a time ahead of reading.
     pub fn over_mapping(mapping: &'m Mapped) -> Self {
         SliceInput {
             mapping: Some(mapping),
@@ -107,13 +107,13 @@ impl<'m> SliceInput<'m> {
     }
 
     #[inline]
-    fn keep_populated_ahead(&mut self) {
+    fn keep_reading_ahead(&mut self) {
         if let Some(mapping) = self.mapping
-            && self.pos + POPULATE_WINDOW / 2 >= self.populated
-            && self.populated < self.data.len()
+            && self.pos + READ_AHEAD_WINDOW >= self.read_ahead
+            && self.read_ahead < self.data.len()
         {
-            mapping.populate(self.populated, POPULATE_WINDOW);
-            self.populated += POPULATE_WINDOW;
+            mapping.read_ahead(self.read_ahead, READ_AHEAD_WINDOW);
+            self.read_ahead += READ_AHEAD_WINDOW;
         }
     }
 
@@ -143,7 +143,7 @@ impl<'m> SliceInput<'m> {
 impl Input for SliceInput<'_> {
     #[inline]
     fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
-        self.keep_populated_ahead();
+        self.keep_reading_ahead();
         let rest = self.data.get(self.pos..).unwrap_or_default();
         Ok(&rest[..n.min(rest.len())])
     }

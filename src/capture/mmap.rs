@@ -15,7 +15,7 @@ use std::ops::Deref;
 pub struct Mapped(memmap2::Mmap);
 
 impl Mapped {
-    /// Maps `file` without reading it: `populate` brings in each part before it is read.
+    /// Maps `file` without reading it: `read_ahead` asks the disk for each part before it is read.
     pub fn map(file: &File) -> io::Result<Mapped> {
         // SAFETY: the mapping is read-only and private to this process; see the module
         // comment for the truncation hazard and the `--no-mmap` escape hatch.
@@ -26,27 +26,19 @@ impl Mapped {
         Ok(Mapped(map))
     }
 
-    /// Makes `offset..offset + len` ready to read without page faults, waiting for it
-    /// (MADV_POPULATE_READ), and asks the kernel to start reading the `len` bytes after it
-    /// (MADV_WILLNEED), so that disk reads overlap decoding. Where the kernel has neither
-    /// (before Linux 5.14, or not Linux), reading simply takes page faults. Best effort:
-    /// the bytes are read either way.
-    pub fn populate(&self, offset: usize, len: usize) {
+    /// Asks the kernel to start reading `offset..offset + len` from disk (MADV_WILLNEED),
+    /// so that disk reads overlap decoding. The pages are mapped by the reader's own page
+    /// faults, sixteen at a time (the kernel's fault-around). Populating each window
+    /// instead (MADV_POPULATE_READ) cost more than those faults, on the reading thread,
+    /// and kept the window resident: on the 440 MB benchmark capture, warm, 20 alternating
+    /// runs, `analyze` took 0.100-0.109 s without it against 0.113-0.133 s with it
+    /// (minimum to median), peak RSS 23 MB against 44 MB; cold, 0.34-0.38 s both ways.
+    /// Best effort: the bytes are read either way.
+    pub fn read_ahead(&self, offset: usize, len: usize) {
         let len = len.min(self.0.len().saturating_sub(offset));
-        if len == 0 {
-            return;
-        }
-        #[cfg(target_os = "linux")]
-        let _ = self
-            .0
-            .advise_range(memmap2::Advice::PopulateRead, offset, len);
-        let ahead = (offset + len).min(self.0.len());
-        let ahead_len = len.min(self.0.len() - ahead);
         #[cfg(unix)]
-        if ahead_len > 0 {
-            let _ = self
-                .0
-                .advise_range(memmap2::Advice::WillNeed, ahead, ahead_len);
+        if len > 0 {
+            let _ = self.0.advise_range(memmap2::Advice::WillNeed, offset, len);
         }
     }
 
