@@ -574,7 +574,6 @@ fn compare<'a>(
 }
 
 /// `{...}` after `in`: members, each a value, a CIDR block or a range.
-/// `{...}`, after `in`.
 fn set<'a>(subject: Subject, input: Tokens<'a>) -> Parsed<'a, Expr> {
     let (input, _) = must(spelled(&["{"]), "expected `{`").parse(input)?;
     let empty = |at: Tokens<'a>| {
