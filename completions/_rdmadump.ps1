@@ -57,6 +57,8 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('-E', '-E ', [CompletionResultType]::ParameterName, 'With -T fields, as tshark -E: separator=/t|/s|C, header=y|n, quote=d|s|n, occurrence=f|l|a, aggregator=/s|C (repeatable)')
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write JSON Lines: one object per frame')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Write each packet''s output as soon as it is decoded, as tcpdump -l and tshark -l do: for watching a live capture through a pipe (tcpdump -U -w - | rdmadump read -l -)')
+            [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Write each packet''s output as soon as it is decoded, as tcpdump -l and tshark -l do: for watching a live capture through a pipe (tcpdump -U -w - | rdmadump read -l -)')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Under each frame''s line, every decoded field as an indented tree, layer by layer (as tshark -V)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Under each frame''s line, every decoded field as an indented tree, layer by layer (as tshark -V)')
             [CompletionResult]::new('-x', '-x', [CompletionResultType]::ParameterName, 'Under each frame''s line, its captured bytes in hex and ASCII (as tshark -x)')

@@ -491,7 +491,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__read)
-            opts="-Y -r -c -V -x -w -T -e -E -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --verbose --hex --time --write --help"
+            opts="-Y -r -c -l -V -x -w -T -e -E -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --line-buffered --verbose --hex --time --write --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -65,6 +65,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s e -d 'With -T
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s E -d 'With -T fields, as tshark -E: separator=/t|/s|C, header=y|n, quote=d|s|n, occurrence=f|l|a, aggregator=/s|C (repeatable)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l json -d 'Write JSON Lines: one object per frame'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s l -l line-buffered -d 'Write each packet\'s output as soon as it is decoded, as tcpdump -l and tshark -l do: for watching a live capture through a pipe (tcpdump -U -w - | rdmadump read -l -)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s V -l verbose -d 'Under each frame\'s line, every decoded field as an indented tree, layer by layer (as tshark -V)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s x -l hex -d 'Under each frame\'s line, its captured bytes in hex and ASCII (as tshark -x)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'

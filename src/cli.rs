@@ -158,6 +158,11 @@ pub struct ReadArgs {
     #[arg(short = 'c', long = "count", value_name = "N")]
     pub count: Option<u64>,
 
+    /// Write each packet's output as soon as it is decoded, as tcpdump -l and tshark -l do:
+    /// for watching a live capture through a pipe (tcpdump -U -w - | rdmadump read -l -)
+    #[arg(short = 'l', long = "line-buffered")]
+    pub line_buffered: bool,
+
     /// Under each frame's line, every decoded field as an indented tree, layer by layer
     /// (as tshark -V)
     #[arg(short = 'V', long, conflicts_with = "json")]

@@ -117,9 +117,12 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
             // Small batches (one packet each when streaming) are gathered into larger writes.
             pending.extend_from_slice(&batch.out[..end]);
         }
-        if pending.len() >= FLUSH_AT || stop {
+        if pending.len() >= FLUSH_AT || stop || args.line_buffered {
             write_out(&mut out, &pending)?;
             pending.clear();
+        }
+        if args.line_buffered {
+            out.flush()?;
         }
         Ok(if stop {
             ControlFlow::Break(())
