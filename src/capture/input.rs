@@ -3,8 +3,10 @@
 //! out of the file mapping, and a stream never holds more than the largest record in memory.
 
 use super::Mapped;
+use super::spool::{Available, Spool};
 use std::io::{self, Read};
 use std::ops::Range;
+use std::time::Duration;
 
 /// A forward-only byte source that can show the next `n` bytes without consuming them.
 pub trait Input {
@@ -18,6 +20,14 @@ pub trait Input {
     fn len_hint(&self) -> Option<u64> {
         None
     }
+    /// The run stopped reading this input (see [`Releaser::halt`]): whatever it lacks was
+    /// never going to be read, and is no sign of a capture cut short.
+    fn halted(&self) -> bool {
+        false
+    }
+    /// How long `peek` may wait for bytes that have not arrived before it gives up with
+    /// `WouldBlock`; `None` waits for as long as it takes. Only a spooled stream waits.
+    fn set_wait_limit(&mut self, _limit: Option<Duration>) {}
     /// Hints that the bytes `ahead` bytes past the position (the next record's header)
     /// will be read soon, so that a memory-resident input can start fetching them into
     /// the cache while the current record is decoded.
@@ -31,6 +41,10 @@ pub struct SliceInput<'m> {
     pos: usize,
     /// The mapping `data` comes from, read from disk a window at a time ahead of reading.
     mapping: Option<&'m Mapped>,
+    /// The stream `data` comes from, which grows as it is read; `None` once halted.
+    spool: Option<&'m Spool>,
+    halted: bool,
+    wait_limit: Option<Duration>,
     /// Bytes before this offset have been asked of the disk.
     read_ahead: usize,
     /// Drops the mapping's pages behind the records used up.
@@ -65,18 +79,40 @@ fn release_span(released: usize, before: usize, chunk: usize) -> Option<Range<us
 /// (about 8% of the reading thread's samples on 1 KiB frames) leaves the reading chain.
 #[derive(Clone)]
 pub struct Releaser<'m> {
-    mapping: &'m Mapped,
+    backing: Backing<'m>,
     /// This process's pages before this offset have been dropped.
     released: usize,
 }
 
+/// What a [`SliceInput`]'s bytes live in.
+#[derive(Clone, Copy)]
+enum Backing<'m> {
+    File(&'m Mapped),
+    Spool(&'m Spool),
+}
+
 impl Releaser<'_> {
+    /// Stops a spooled stream from being read further (its bytes are not wanted: the run
+    /// is over), so that a reader waiting on it sees the end; nothing for a file.
+    pub fn halt(&self) {
+        if let Backing::Spool(spool) = self.backing {
+            spool.halt();
+        }
+    }
+
     /// Drops the pages before `offset`, which must not lie past any record still in use.
     #[inline]
     pub fn release_before(&mut self, offset: u64) {
         let offset = usize::try_from(offset).unwrap_or(usize::MAX);
-        if let Some(span) = release_span(self.released, offset, RELEASE_CHUNK) {
-            self.mapping.release(span.start, span.len());
+        let chunk = match self.backing {
+            Backing::File(_) => RELEASE_CHUNK,
+            Backing::Spool(_) => super::spool::RELEASE_CHUNK,
+        };
+        if let Some(span) = release_span(self.released, offset, chunk) {
+            match self.backing {
+                Backing::File(mapping) => mapping.release(span.start, span.len()),
+                Backing::Spool(spool) => spool.release(span.start, span.len()),
+            }
             self.released = span.end;
         }
     }
@@ -88,6 +124,9 @@ impl<'m> SliceInput<'m> {
             data,
             pos: 0,
             mapping: None,
+            spool: None,
+            halted: false,
+            wait_limit: None,
             read_ahead: 0,
             releaser: None,
             prefetched: 0,
@@ -99,11 +138,40 @@ impl<'m> SliceInput<'m> {
         SliceInput {
             mapping: Some(mapping),
             releaser: Some(Releaser {
-                mapping,
+                backing: Backing::File(mapping),
                 released: 0,
             }),
             ..SliceInput::new(mapping)
         }
+    }
+
+    /// Reads a stream that a [`Spool`] reads into memory, waiting for its bytes as needed.
+    pub fn over_spool(spool: &'m Spool) -> Self {
+        SliceInput {
+            spool: Some(spool),
+            releaser: Some(Releaser {
+                backing: Backing::Spool(spool),
+                released: 0,
+            }),
+            ..SliceInput::new(&[])
+        }
+    }
+
+    /// Waits until a spooled stream holds `end` bytes, or has ended or been halted.
+    #[cold]
+    fn wait_for(&mut self, end: usize) -> io::Result<()> {
+        let Some(spool) = self.spool else {
+            return Ok(());
+        };
+        match spool.available(end, self.wait_limit)? {
+            Available::Bytes(bytes) => self.data = bytes,
+            Available::Halted => {
+                self.spool = None;
+                self.halted = true;
+            }
+            Available::Later => return Err(io::ErrorKind::WouldBlock.into()),
+        }
+        Ok(())
     }
 
     #[inline]
@@ -143,6 +211,10 @@ impl<'m> SliceInput<'m> {
 impl Input for SliceInput<'_> {
     #[inline]
     fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        let end = self.pos.saturating_add(n);
+        if end > self.data.len() {
+            self.wait_for(end)?;
+        }
         self.keep_reading_ahead();
         let rest = self.data.get(self.pos..).unwrap_or_default();
         Ok(&rest[..n.min(rest.len())])
@@ -157,8 +229,19 @@ impl Input for SliceInput<'_> {
         self.pos as u64
     }
 
+    fn halted(&self) -> bool {
+        self.halted
+    }
+
+    fn set_wait_limit(&mut self, limit: Option<Duration>) {
+        self.wait_limit = limit;
+    }
+
     fn len_hint(&self) -> Option<u64> {
-        Some(self.data.len() as u64)
+        match self.releaser.as_ref().map(|r| r.backing) {
+            Some(Backing::Spool(spool)) => spool.len_hint(),
+            _ => Some(self.data.len() as u64),
+        }
     }
 
     /// Each record's first touch is a cache miss the hardware prefetcher does not see

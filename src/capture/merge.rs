@@ -2,9 +2,11 @@
 //! points are given together. The merge reports what went wrong as values; printing them
 //! is the caller's business.
 
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use super::{AnyReader, Container, InterfaceInfo, Record, Releaser, Source};
+use super::{AnyReader, CaptureError, Container, InterfaceInfo, Record, Releaser, Source};
 
 /// What reading the inputs found, beyond the packets themselves.
 #[derive(Debug, Default, Clone)]
@@ -69,6 +71,9 @@ pub struct Merger<'m> {
     /// Each input's reader with the frame number of its current record; `None` once the
     /// input is finished or failed.
     readers: Vec<Option<(AnyReader<'m>, u64)>>,
+    /// Inputs whose next record did not arrive within the wait limit: they have no current
+    /// record until advanced again.
+    stalled: Vec<bool>,
     report: InputReport,
     notices: Vec<Notice>,
     /// Each input's clock minus the reference clock: records are merged on the reference
@@ -103,6 +108,7 @@ impl<'m> Merger<'m> {
             readers.push(reader);
         }
         Merger {
+            stalled: vec![false; readers.len()],
             readers,
             report,
             notices,
@@ -153,6 +159,16 @@ impl<'m> Merger<'m> {
     /// record without a timestamp (pcapng SPB) goes first, so it stays next to its
     /// neighbours; ties keep command-line order.
     pub fn next_record(&mut self) -> Option<(usize, u64)> {
+        // A stalled input still holds its place in the merge: its next record is waited
+        // for, however long it takes, before any record is chosen.
+        for index in 0..self.stalled.len() {
+            if self.stalled[index] {
+                if let Some(Some((reader, _))) = self.readers.get_mut(index) {
+                    reader.set_wait_limit(None);
+                }
+                self.advance(index);
+            }
+        }
         let mut next: Option<(usize, u64)> = None;
         for (index, slot) in self.readers.iter().enumerate() {
             if let Some((reader, _)) = slot
@@ -217,6 +233,13 @@ impl<'m> Merger<'m> {
         };
         let advanced = reader.advance();
         collect_warnings(reader, index, &mut self.notices);
+        if let Some(stalled) = self.stalled.get_mut(index) {
+            *stalled =
+                matches!(&advanced, Err(CaptureError::Io(e)) if e.kind() == ErrorKind::WouldBlock);
+            if *stalled {
+                return;
+            }
+        }
         match advanced {
             Ok(true) => {}
             Ok(false) => {
@@ -228,6 +251,19 @@ impl<'m> Merger<'m> {
                 self.readers[index] = None;
             }
         }
+    }
+
+    /// Lets every input wait at most `limit` for its next record when advanced (`None`:
+    /// as long as it takes); an input that waited in vain is stalled.
+    pub fn set_wait_limit(&mut self, limit: Option<Duration>) {
+        for (reader, _) in self.readers.iter_mut().flatten() {
+            reader.set_wait_limit(limit);
+        }
+    }
+
+    /// Some input's next record did not arrive within the wait limit.
+    pub fn is_stalled(&self) -> bool {
+        self.stalled.contains(&true)
     }
 
     /// The inputs' names, and what has been found since the last call, in the order found.

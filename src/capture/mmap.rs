@@ -1,4 +1,5 @@
-//! The one place with `unsafe`: mapping a capture file into memory.
+//! One of the two places with `unsafe` (the other is `spool.rs`): mapping a capture file into
+//! memory.
 //!
 //! Safety and its limit: a mapping stays valid only while nobody truncates the file. If
 //! another process shrinks the file while rdmadump reads it (a capture rotated or truncated

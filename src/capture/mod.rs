@@ -9,6 +9,7 @@ mod mmap;
 mod pcap;
 mod pcapng;
 pub mod readahead;
+mod spool;
 pub mod write;
 
 use std::fmt;
@@ -19,6 +20,7 @@ use std::path::Path;
 pub use describe::{Container, ContainerKind, InterfaceInfo, TsResolution};
 pub use input::{Input, ReadInput, Releaser, SliceInput};
 pub use mmap::Mapped;
+pub use spool::Spool;
 
 /// Link types rdmadump decodes (the LINKTYPE_ values of the pcap registry).
 pub mod linktype {
@@ -148,6 +150,9 @@ impl<I: Input> CaptureReader<I> {
 
     /// Moves to the next record; `Ok(false)` at the end. A container damaged beyond
     /// recovery is an error, returned after every record before the damage.
+    ///
+    /// A spooled stream given a wait limit fails with `WouldBlock` when its next record has
+    /// not arrived in time; `advance` may then be called again, and goes on from there.
     pub fn advance(&mut self) -> Result<bool, CaptureError> {
         self.input.consume(std::mem::take(&mut self.pending));
         self.located = None;
@@ -159,6 +164,12 @@ impl<I: Input> CaptureReader<I> {
             State::Pcap(state) => state.locate(&mut self.input, &mut sink)?,
             State::PcapNg(state) => state.locate(&mut self.input, &mut sink)?,
         };
+        if self.input.halted() {
+            // The run stopped reading here; what is missing was never going to be read.
+            self.warnings.clear();
+            self.cut_short = false;
+            return Ok(false);
+        }
         if let Some(located) = &found {
             self.pending = located.total_len;
         }
@@ -178,6 +189,11 @@ impl<I: Input> CaptureReader<I> {
     /// Timestamp of the current record, without borrowing its bytes.
     pub fn current_ts(&self) -> Option<Option<u64>> {
         self.located.as_ref().map(|l| l.ts_ns)
+    }
+
+    /// See [`Input::set_wait_limit`].
+    pub fn set_wait_limit(&mut self, limit: Option<std::time::Duration>) {
+        self.input.set_wait_limit(limit);
     }
 
     /// Warnings gathered since the last call.
@@ -279,6 +295,9 @@ impl WarningSink<'_> {
 pub enum Source {
     Mapped(Mapped),
     Stream(Box<dyn io::Read + Send>, Option<u64>),
+    /// A stream read into memory on a thread of its own, whose records outlive the
+    /// reader's next step as a mapped file's do.
+    Spooled(Spool),
 }
 
 impl Source {
@@ -335,9 +354,11 @@ impl<'m> CaptureReader<SliceInput<'m>> {
 
 type StreamReader = ReadInput<Box<dyn io::Read + Send>>;
 
-/// A reader over either kind of [`Source`], without dynamic dispatch per record.
+/// A reader over any kind of [`Source`], without dynamic dispatch per record.
 pub enum AnyReader<'m> {
+    /// A mapped file, or a spooled stream: its records live as long as the source.
     Mapped(CaptureReader<SliceInput<'m>>),
+    /// A stream read through a buffer: a record lives until the reader moves on.
     Stream(CaptureReader<StreamReader>),
 }
 
@@ -360,6 +381,9 @@ impl<'m> AnyReader<'m> {
                 let stream = std::mem::replace(stream, Box::new(io::empty()));
                 AnyReader::Stream(CaptureReader::new(ReadInput::new(stream, *hint))?)
             }
+            Source::Spooled(spool) => {
+                AnyReader::Mapped(CaptureReader::new(SliceInput::over_spool(spool))?)
+            }
         })
     }
 
@@ -373,6 +397,10 @@ impl<'m> AnyReader<'m> {
 
     pub fn current_ts(&self) -> Option<Option<u64>> {
         delegate!(self, r => r.current_ts())
+    }
+
+    pub fn set_wait_limit(&mut self, limit: Option<std::time::Duration>) {
+        delegate!(self, r => r.set_wait_limit(limit))
     }
 
     /// What drops a mapped input's pages from another thread; `None` for streams.

@@ -195,6 +195,79 @@ fn stdin_is_read_with_dash_or_no_file() {
     }
 }
 
+/// A live capture (`tcpdump -U -w - | rdmadump read -l -`) keeps its pipe open between
+/// packets: with `-l` each packet must be shown when it arrives, not once a batch of them
+/// has, on one thread or several, and `-c N` must end the run without waiting for more.
+#[test]
+fn a_live_stream_shows_its_packets_as_they_arrive() {
+    use std::io::BufRead;
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let path = fixture("roce_v2_opcodes.pcap");
+    let bytes = std::fs::read(&path).unwrap();
+    let packets = stdout(&rdmadump(&["read", &path.to_string_lossy()]))
+        .lines()
+        .count();
+    // Three threads spool the stream and decode it in batches.
+    for threads in ["1", "2", "3"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rdmadump"))
+            .args(["read", "-l", "--threads", threads, "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(&bytes).unwrap();
+        input.flush().unwrap();
+        let (lines, shown) = mpsc::channel();
+        let output = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(output).lines() {
+                if lines.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        // The pipe stays open: every packet written must be shown all the same.
+        for n in 0..packets {
+            let line = shown.recv_timeout(Duration::from_secs(20));
+            assert!(
+                line.is_ok(),
+                "--threads {threads}: packet {} of {packets} not shown while the pipe stays open",
+                n + 1
+            );
+        }
+        drop(input);
+        assert!(child.wait().unwrap().success());
+
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rdmadump"))
+            .args(["read", "--threads", threads, "-c", "3", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(&bytes).unwrap();
+        input.flush().unwrap();
+        let (done, ended) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(child.wait_with_output());
+        });
+        let out = ended
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("--threads {threads} -c 3 waits for a pipe kept open"))
+            .unwrap();
+        drop(input);
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 3);
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 #[test]
 fn no_mmap_reads_the_same() {
     let mapped = stdout(&rdmadump(&[
@@ -435,7 +508,8 @@ fn streams_read_ahead_give_what_the_mapping_gives() {
         let mapped = rdmadump(&[command, "--json", "--threads", "1", &roce]);
         assert!(mapped.status.success());
         let mapped = unnamed(&mapped.stdout, &roce);
-        for threads in ["1", "2"] {
+        // Two threads read the stream ahead; three spool it and decode it in batches.
+        for threads in ["1", "2", "3"] {
             let mut child = Command::new(env!("CARGO_BIN_EXE_rdmadump"))
                 .args([command, "--json", "--threads", threads, "-"])
                 .stdin(Stdio::piped())
