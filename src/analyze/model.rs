@@ -861,7 +861,7 @@ pub enum Details<'a> {
     Cascade(CascadeRow<'a>),
     Malformed {
         layer: &'static str,
-        offset: usize,
+        offset: u32,
         #[serde(serialize_with = "display")]
         message: &'a crate::wire::DecodeError,
     },

@@ -18,7 +18,7 @@ use crate::wire::opcode::{self, ExtSet};
 use crate::wire::rdeth::Rdeth;
 use crate::wire::reth::Reth;
 use crate::wire::xrceth::XrcEth;
-use crate::wire::{DecodeError, Layer};
+use crate::wire::{DecodeError, Layer, Problem};
 
 const ICRC_LEN: usize = 4;
 const FETH_LEN: usize = 4;
@@ -128,9 +128,11 @@ pub fn decode<'a>(
 /// such; one cut by the snaplen stays a truncation.
 fn overrun(stop: Stop) -> Stop {
     match stop {
-        Stop::Malformed(DecodeError { layer, offset, .. }) => Stop::Malformed(
-            DecodeError::invalid(layer, offset, "header runs past the end of the packet"),
-        ),
+        Stop::Malformed(DecodeError { layer, offset, .. }) => Stop::Malformed(DecodeError {
+            layer,
+            offset,
+            problem: Problem::Invalid("header runs past the end of the packet"),
+        }),
         truncated => truncated,
     }
 }
