@@ -304,15 +304,21 @@ pub struct VcrcJob<'a> {
 }
 
 impl Packet<'_> {
-    /// Computes the CRCs `dissect` located; a no-op once done.
+    /// Computes the CRCs `dissect` located; a no-op once done. The jobs are left in place:
+    /// clearing them would dirty two more of the packet's cache lines on the thread that
+    /// verifies, which the reading thread then fetches back to decode the next packet there.
     pub fn verify_crcs(&mut self) {
-        if let Some(job) = self.icrc_job.take() {
+        if self.icrc.is_none()
+            && let Some(job) = &self.icrc_job
+        {
             self.icrc = Some(CrcCheck::compare(
                 u32::from_le_bytes(*job.stored),
                 crc::icrc(job.prefix, job.covered),
             ));
         }
-        if let Some(job) = self.vcrc_job.take() {
+        if self.vcrc.is_none()
+            && let Some(job) = &self.vcrc_job
+        {
             self.vcrc = Some(CrcCheck::compare(
                 u32::from(job.stored),
                 u32::from(crc::vcrc(job.covered)),
