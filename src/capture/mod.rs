@@ -19,7 +19,7 @@ use std::path::Path;
 
 pub use describe::{Container, ContainerKind, InterfaceInfo, TsResolution};
 pub use input::{Input, ReadInput, Releaser, SliceInput};
-pub use mmap::Mapped;
+pub use mmap::{Mapped, prefetch_line};
 pub use spool::Spool;
 
 /// Link types rdmadump decodes (the LINKTYPE_ values of the pcap registry).
