@@ -228,8 +228,8 @@ fn write_ib(o: &mut Obj<'_>, pkt: &Packet<'_>) {
             .u64("paylen", u64::from(grh.paylen()))
             .u64("nxthdr", u64::from(grh.nxthdr()))
             .u64("hoplmt", u64::from(grh.hoplmt()))
-            .display("sgid", grh.sgid())
-            .display("dgid", grh.dgid());
+            .ipv6("sgid", grh.sgid())
+            .ipv6("dgid", grh.dgid());
     }
 }
 
