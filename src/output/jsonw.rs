@@ -88,6 +88,8 @@ const KEY_FRAME: usize = 4;
 const fn field_size(value_max: usize) -> usize {
     KEY_MAX + KEY_FRAME + value_max
 }
+/// Longest name that goes into a field with its key (the longest opcode name is 33 bytes).
+const NAME_MAX: usize = 40;
 /// Room for a key and a `u64`, also enough for a MAC or an IPv4 address with their quotes.
 const SMALL: usize = field_size(scalars::U64_MAX_LEN);
 
@@ -262,6 +264,26 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         self
     }
 
+    /// A name from the program's own tables (a packet kind, an opcode, a status): ASCII
+    /// that never needs escaping, so it is not scanned for characters to escape.
+    #[inline(always)]
+    pub fn name(&mut self, key: &str, name: &'static str) -> &mut Self {
+        debug_assert!(!needs_escape(name), "{name:?}");
+        let mut f = self.field::<{ field_size(NAME_MAX + 2) }>(key);
+        f.push(b'"');
+        if name.len() <= NAME_MAX {
+            f.bytes[f.len..f.len + name.len()].copy_from_slice(name.as_bytes());
+            f.len += name.len();
+            f.push(b'"');
+            f.append_to(self.out.buf());
+        } else {
+            f.append_to(self.out.buf());
+            self.out.buf().extend_from_slice(name.as_bytes());
+            self.out.buf().push(b'"');
+        }
+        self
+    }
+
     /// A string produced by `Display`, escaped on the way, with no temporary `String`.
     pub fn display(&mut self, key: &str, value: impl Display) -> &mut Self {
         self.key(key);
@@ -360,8 +382,12 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+fn needs_escape(s: &str) -> bool {
+    s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)
+}
+
 fn escape_into(out: &mut Vec<u8>, s: &str) {
-    if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+    if !needs_escape(s) {
         out.extend_from_slice(s.as_bytes());
         return;
     }
@@ -413,6 +439,14 @@ mod tests {
     }
 
     #[test]
+    fn opcode_names_are_plain_and_short() {
+        for op in 0..=u8::MAX {
+            let name = crate::wire::opcode::info(op).name;
+            assert!(!needs_escape(name) && name.len() <= NAME_MAX, "{name:?}");
+        }
+    }
+
+    #[test]
     fn every_kind_of_field_as_written_by_hand() {
         let mut buf = Vec::new();
         {
@@ -442,7 +476,8 @@ mod tests {
         let want = concat!(
             r#"{"empty":{},"a_key_longer_than_twenty_four_bytes":18446744073709551615,"#,
             r#""zero":0,"nothing":null,"yes":true,"no":false,"#,
-            r#""ts":1700000000.000000001,"early":0.000000005,"mac":"02:00:ab:cd:ef:ff","#,
+            r#""ts":1700000000.000000001,"early":0.000000005,"#,
+            r#""mac":"02:00:ab:cd:ef:ff","#,
             r#""v4":"255.0.10.1","v6":"fe80::1:0:0:2","gid":"::ffff:10.0.0.1","#,
             r#""s":"a\\b","list":[0,12345],"none":[]}"#
         );

@@ -56,8 +56,18 @@ const OCTET_DOT: [([u8; 4], usize); 256] = {
 pub const U64_MAX_LEN: usize = 20;
 
 /// Writes `value` in decimal at the start of `buf`; returns the number of digits.
-#[inline]
-pub fn u64_digits(buf: &mut [u8; U64_MAX_LEN], mut value: u64) -> usize {
+#[inline(always)]
+pub fn u64_digits(buf: &mut [u8; U64_MAX_LEN], value: u64) -> usize {
+    // Nearly all fields of a packet are 32 bits or fewer, and inlined at each of them the
+    // test folds away; the wider ones (64-bit timestamps, addresses) are rarer.
+    match u32::try_from(value) {
+        Ok(value) => u32_digits(buf, value),
+        Err(_) => wide_digits(buf, value),
+    }
+}
+
+#[inline(always)]
+fn u32_digits(buf: &mut [u8; U64_MAX_LEN], mut value: u32) -> usize {
     // Most fields of a packet are flags and small numbers.
     if value < 10 {
         buf[0] = b'0' + value as u8;
@@ -78,16 +88,39 @@ pub fn u64_digits(buf: &mut [u8; U64_MAX_LEN], mut value: u64) -> usize {
     len
 }
 
+/// A value above `u32::MAX`: eight digits a 64-bit division until the rest fits 32 bits.
+#[inline(never)]
+fn wide_digits(buf: &mut [u8; U64_MAX_LEN], mut value: u64) -> usize {
+    let len = value.ilog10() as usize + 1;
+    let mut end = len;
+    while value > u64::from(u32::MAX) {
+        end -= 8;
+        let low: &mut [u8; 8] = (&mut buf[end..end + 8]).try_into().expect("8 bytes");
+        eight_digits(low, (value % 100_000_000) as u32);
+        value /= 100_000_000;
+    }
+    let high_len = u32_digits(buf, value as u32);
+    debug_assert_eq!(high_len, end);
+    len
+}
+
+/// Writes `value` (below 10⁸) as exactly eight digits, zero-padded.
+#[inline]
+fn eight_digits(buf: &mut [u8; 8], value: u32) {
+    let (high, low) = (value / 10_000, value % 10_000);
+    buf[0..2].copy_from_slice(&PAIRS[(high / 100) as usize]);
+    buf[2..4].copy_from_slice(&PAIRS[(high % 100) as usize]);
+    buf[4..6].copy_from_slice(&PAIRS[(low / 100) as usize]);
+    buf[6..8].copy_from_slice(&PAIRS[(low % 100) as usize]);
+}
+
 /// Writes `ns` (below 10⁹) as exactly nine digits, zero-padded: the fraction of a timestamp.
 #[inline]
 pub fn nanos_digits(buf: &mut [u8; 9], ns: u32) {
     debug_assert!(ns < 1_000_000_000);
     buf[0] = b'0' + (ns / 100_000_000) as u8;
-    let rest = ns % 100_000_000;
-    buf[1..3].copy_from_slice(&PAIRS[(rest / 1_000_000) as usize]);
-    buf[3..5].copy_from_slice(&PAIRS[(rest / 10_000 % 100) as usize]);
-    buf[5..7].copy_from_slice(&PAIRS[(rest / 100 % 100) as usize]);
-    buf[7..9].copy_from_slice(&PAIRS[(rest % 100) as usize]);
+    let rest: &mut [u8; 8] = (&mut buf[1..]).try_into().expect("8 bytes");
+    eight_digits(rest, ns % 100_000_000);
 }
 
 /// Writes a MAC address as `xx:xx:xx:xx:xx:xx` followed by one spare colon (so that every
