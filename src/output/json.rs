@@ -19,7 +19,7 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
         if let Some(ts) = pkt.ts_ns {
             // `ts_ns` for tools whose numbers are doubles (jq 1.6), which cannot hold `ts`
             // to the nanosecond.
-            o.seconds("ts", ts).u64("ts_ns", ts);
+            o.timestamp("ts", "ts_ns", ts);
         }
         o.u64("len", u64::from(pkt.len))
             .u64("caplen", u64::from(pkt.caplen))

@@ -227,6 +227,24 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         self
     }
 
+    /// `ns` twice: as seconds with nine decimals under `seconds_key`, and as an integer
+    /// under `nanos_key`, written from the seconds and the fraction rather than as one
+    /// 64-bit number, which would cost twice the divisions.
+    #[inline(always)]
+    pub fn timestamp(&mut self, seconds_key: &str, nanos_key: &str, ns: u64) -> &mut Self {
+        self.seconds(seconds_key, ns);
+        let (secs, fraction) = (ns / 1_000_000_000, (ns % 1_000_000_000) as u32);
+        if secs == 0 {
+            return self.u64(nanos_key, fraction);
+        }
+        let mut f = self.field::<{ field_size(scalars::U64_MAX_LEN) }>(nanos_key);
+        f.len += scalars::u64_digits(f.slot(), secs);
+        scalars::nanos_digits(f.slot(), fraction);
+        f.len += 9;
+        f.append_to(self.out.buf());
+        self
+    }
+
     #[inline(always)]
     pub fn u64(&mut self, key: &str, value: impl Into<u64>) -> &mut Self {
         let mut f = self.field::<SMALL>(key);
@@ -459,6 +477,9 @@ mod tests {
                 .bool("no", false)
                 .seconds("ts", 1_700_000_000_000_000_001)
                 .seconds("early", 5)
+                .timestamp("t", "t_ns", 1_700_000_000_000_000_001)
+                .timestamp("t0", "t0_ns", 999_999_999)
+                .timestamp("tmax", "tmax_ns", u64::MAX)
                 .mac("mac", [0x02, 0, 0xab, 0xcd, 0xef, 0xff])
                 .ip("v4", std::net::Ipv4Addr::new(255, 0, 10, 1).into())
                 .ip(
@@ -477,6 +498,9 @@ mod tests {
             r#"{"empty":{},"a_key_longer_than_twenty_four_bytes":18446744073709551615,"#,
             r#""zero":0,"nothing":null,"yes":true,"no":false,"#,
             r#""ts":1700000000.000000001,"early":0.000000005,"#,
+            r#""t":1700000000.000000001,"t_ns":1700000000000000001,"#,
+            r#""t0":0.999999999,"t0_ns":999999999,"#,
+            r#""tmax":18446744073.709551615,"tmax_ns":18446744073709551615,"#,
             r#""mac":"02:00:ab:cd:ef:ff","#,
             r#""v4":"255.0.10.1","v6":"fe80::1:0:0:2","gid":"::ffff:10.0.0.1","#,
             r#""s":"a\\b","list":[0,12345],"none":[]}"#
