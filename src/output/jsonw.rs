@@ -80,7 +80,7 @@ pub struct Arr<'b, S: Sink + ?Sized = Vec<u8>> {
     first: bool,
 }
 
-/// Longest key that goes into a [`Field`]; longer ones are written ahead of it.
+/// Longest key written in a [`Field`]'s room; longer ones are written ahead of it.
 const KEY_MAX: usize = 24;
 /// `,"` before a key and `":` after it.
 const KEY_FRAME: usize = 4;
@@ -93,58 +93,53 @@ const NAME_MAX: usize = 40;
 /// Room for a key and a `u64`, also enough for a MAC or an IPv4 address with their quotes.
 const SMALL: usize = field_size(scalars::U64_MAX_LEN);
 
-/// One field (key and value) gathered on the stack and appended to the buffer by a copy of
-/// all `N` bytes, then cut back to the bytes used. A copy of constant size is a few vector
-/// moves where one of the exact length would be a call into `memcpy`, and the buffer's
-/// capacity is checked once a field rather than once a piece.
-struct Field<const N: usize> {
-    bytes: [u8; N],
+/// One field (key and value) written into `N` bytes of room at the end of the buffer, then
+/// cut back to the bytes used. Making the room is a constant-size store of zeros where
+/// appending each piece would check the capacity again, and a piece of variable length
+/// (a number's digits) is written with stores of constant size over the room rather than
+/// through a call into `memcpy`. The pieces go straight into the buffer: assembled on the
+/// stack and copied (as tried), the copy's wide loads stall on the narrow stores just
+/// before them, and the field costs more time for fewer instructions.
+struct Field<'o, const N: usize> {
+    out: &'o mut Vec<u8>,
+    start: usize,
     len: usize,
 }
 
-impl<const N: usize> Field<N> {
-    /// `lead` (the object's `{` or a comma) and a key of at most `KEY_MAX` bytes.
+impl<'o, const N: usize> Field<'o, N> {
     #[inline(always)]
-    fn with_key(lead: u8, key: &str) -> Self {
-        let mut bytes = [0; N];
-        let key_end = 2 + key.len();
-        bytes[..2].copy_from_slice(&[lead, b'"']);
-        bytes[2..key_end].copy_from_slice(key.as_bytes());
-        bytes[key_end..key_end + 2].copy_from_slice(b"\":");
-        Field {
-            bytes,
-            len: key_end + 2,
-        }
-    }
-
-    /// A field whose key has already been written.
-    #[inline(always)]
-    fn value_only() -> Self {
-        Field {
-            bytes: [0; N],
-            len: 0,
-        }
+    fn new(out: &'o mut Vec<u8>) -> Self {
+        let start = out.len();
+        out.extend_from_slice(&[0; N]);
+        Field { out, start, len: 0 }
     }
 
     #[inline(always)]
     fn push(&mut self, byte: u8) {
-        self.bytes[self.len] = byte;
+        self.slot::<1>()[0] = byte;
         self.len += 1;
     }
 
-    /// The next `M` bytes, for a formatter that fills what it needs of them.
+    /// Bytes of a length known only when running, through `memcpy` after all.
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8]) {
+        let at = self.start + self.len;
+        self.out[at..at + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+
+    /// The next `M` bytes of the room, for a formatter that fills what it needs of them.
     #[inline(always)]
     fn slot<const M: usize>(&mut self) -> &mut [u8; M] {
-        (&mut self.bytes[self.len..self.len + M])
-            .try_into()
-            .expect("a slice of M bytes")
+        assert!(self.len + M <= N, "a field's pieces overflow its room");
+        self.out[self.start + self.len..]
+            .first_chunk_mut()
+            .expect("the room is in the buffer")
     }
 
     #[inline(always)]
-    fn append_to(&self, out: &mut Vec<u8>) {
-        let end = out.len() + self.len;
-        out.extend_from_slice(&self.bytes);
-        out.truncate(end);
+    fn finish(self) {
+        self.out.truncate(self.start + self.len);
     }
 }
 
@@ -158,24 +153,30 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
     /// Starts a field of `N` bytes with its key. Keys are this program's own ASCII names
     /// and never need escaping.
     #[inline(always)]
-    fn field<const N: usize>(&mut self, key: &str) -> Field<N> {
+    fn field<const N: usize>(&mut self, key: &str) -> Field<'_, N> {
         let lead = if self.first { b'{' } else { b',' };
         self.first = false;
-        if key.len() <= KEY_MAX {
-            return Field::with_key(lead, key);
+        let out = self.out.buf();
+        if key.len() > KEY_MAX {
+            out.push(lead);
+            out.push(b'"');
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\":");
+            return Field::new(out);
         }
-        let buf = self.out.buf();
-        buf.push(lead);
-        buf.push(b'"');
-        buf.extend_from_slice(key.as_bytes());
-        buf.extend_from_slice(b"\":");
-        Field::value_only()
+        let mut f = Field::new(out);
+        let key_end = 2 + key.len();
+        let room = f.slot::<{ KEY_MAX + KEY_FRAME }>();
+        room[..2].copy_from_slice(&[lead, b'"']);
+        room[2..key_end].copy_from_slice(key.as_bytes());
+        room[key_end..key_end + 2].copy_from_slice(b"\":");
+        f.len = key_end + 2;
+        f
     }
 
     #[inline(always)]
     fn key(&mut self, key: &str) {
-        self.field::<{ field_size(0) }>(key)
-            .append_to(self.out.buf());
+        self.field::<{ field_size(0) }>(key).finish();
     }
 
     /// A MAC address, formatted by table lookup rather than `fmt`.
@@ -185,7 +186,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         f.push(b'"');
         f.len += scalars::mac(f.slot(), mac);
         f.push(b'"');
-        f.append_to(self.out.buf());
+        f.finish();
         self
     }
 
@@ -198,7 +199,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
                 f.push(b'"');
                 f.len += scalars::ipv4(f.slot(), v4);
                 f.push(b'"');
-                f.append_to(self.out.buf());
+                f.finish();
                 self
             }
             std::net::IpAddr::V6(v6) => self.ipv6(key, v6),
@@ -211,7 +212,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         f.push(b'"');
         f.len += scalars::ipv6(f.slot(), ip);
         f.push(b'"');
-        f.append_to(self.out.buf());
+        f.finish();
         self
     }
 
@@ -223,7 +224,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         f.push(b'.');
         scalars::nanos_digits(f.slot(), (ns % 1_000_000_000) as u32);
         f.len += 9;
-        f.append_to(self.out.buf());
+        f.finish();
         self
     }
 
@@ -241,7 +242,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         f.len += scalars::u64_digits(f.slot(), secs);
         scalars::nanos_digits(f.slot(), fraction);
         f.len += 9;
-        f.append_to(self.out.buf());
+        f.finish();
         self
     }
 
@@ -249,7 +250,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
     pub fn u64(&mut self, key: &str, value: impl Into<u64>) -> &mut Self {
         let mut f = self.field::<SMALL>(key);
         f.len += scalars::u64_digits(f.slot(), value.into());
-        f.append_to(self.out.buf());
+        f.finish();
         self
     }
 
@@ -257,7 +258,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         let mut f = self.field::<SMALL>(key);
         f.slot::<4>().copy_from_slice(b"null");
         f.len += 4;
-        f.append_to(self.out.buf());
+        f.finish();
         self
     }
 
@@ -268,7 +269,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         let (word, len) = if value { (b"true ", 4) } else { (b"false", 5) };
         f.slot::<5>().copy_from_slice(word);
         f.len += len;
-        f.append_to(self.out.buf());
+        f.finish();
         self
     }
 
@@ -276,7 +277,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
     pub fn str(&mut self, key: &str, value: &str) -> &mut Self {
         let mut f = self.field::<SMALL>(key);
         f.push(b'"');
-        f.append_to(self.out.buf());
+        f.finish();
         escape_into(self.out.buf(), value);
         self.out.buf().push(b'"');
         self
@@ -290,12 +291,11 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
         let mut f = self.field::<{ field_size(NAME_MAX + 2) }>(key);
         f.push(b'"');
         if name.len() <= NAME_MAX {
-            f.bytes[f.len..f.len + name.len()].copy_from_slice(name.as_bytes());
-            f.len += name.len();
+            f.put(name.as_bytes());
             f.push(b'"');
-            f.append_to(self.out.buf());
+            f.finish();
         } else {
-            f.append_to(self.out.buf());
+            f.finish();
             self.out.buf().extend_from_slice(name.as_bytes());
             self.out.buf().push(b'"');
         }
@@ -319,7 +319,7 @@ impl<'b, S: Sink + ?Sized> Obj<'b, S> {
     pub fn arr(&mut self, key: &str) -> Arr<'_, S> {
         let mut f = self.field::<SMALL>(key);
         f.push(b'[');
-        f.append_to(self.out.buf());
+        f.finish();
         Arr {
             out: self.out,
             first: true,
@@ -379,12 +379,12 @@ impl<S: Sink + ?Sized> Drop for Arr<'_, S> {
     }
 }
 
-/// An array element: no key, but the same fixed-size copy as a field.
+/// An array element: no key, but written in room as a field is.
 #[inline]
 fn put_u64(out: &mut Vec<u8>, value: u64) {
-    let mut f = Field::<{ scalars::U64_MAX_LEN }>::value_only();
+    let mut f = Field::<{ scalars::U64_MAX_LEN }>::new(out);
     f.len += scalars::u64_digits(f.slot(), value);
-    f.append_to(out);
+    f.finish();
 }
 
 /// A quoted string produced by `Display`, escaped on the way, with no temporary `String`.
