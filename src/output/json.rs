@@ -19,11 +19,11 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
         if let Some(ts) = pkt.ts_ns {
             // `ts_ns` for tools whose numbers are doubles (jq 1.6), which cannot hold `ts`
             // to the nanosecond.
-            o.seconds("ts", ts).u64("ts_ns", ts);
+            o.timestamp("ts", "ts_ns", ts);
         }
         o.u64("len", u64::from(pkt.len))
             .u64("caplen", u64::from(pkt.caplen))
-            .str("kind", pkt.kind.name());
+            .name("kind", pkt.kind.name());
         if pkt.iface != 0 {
             o.u64("iface", u64::from(pkt.iface));
         }
@@ -106,7 +106,7 @@ fn write_link(o: &mut Obj<'_>, pkt: &Packet<'_>) {
 }
 
 fn write_tunnel(t: &mut Obj<'_>, tunnel: &Tunnel<'_>) {
-    t.str("type", tunnel.encap.name());
+    t.name("type", tunnel.encap.name());
     if let Some(eth) = &tunnel.eth {
         t.mac("src_mac", eth.src().0).mac("dst_mac", eth.dst().0);
     }
@@ -140,7 +140,7 @@ fn write_tunnel(t: &mut Obj<'_>, tunnel: &Tunnel<'_>) {
                 .u64("session_id", h.session_id())
                 .u64("vlan", h.vlan())
                 .u64("cos", h.cos())
-                .str("direction", h.direction())
+                .name("direction", h.direction())
                 .u64("timestamp", h.timestamp())
                 .u64("hw_id", h.hw_id());
             if let Some(platform) = platform {
@@ -228,8 +228,8 @@ fn write_ib(o: &mut Obj<'_>, pkt: &Packet<'_>) {
             .u64("paylen", u64::from(grh.paylen()))
             .u64("nxthdr", u64::from(grh.nxthdr()))
             .u64("hoplmt", u64::from(grh.hoplmt()))
-            .display("sgid", grh.sgid())
-            .display("dgid", grh.dgid());
+            .ipv6("sgid", grh.sgid())
+            .ipv6("dgid", grh.dgid());
     }
 }
 
@@ -237,7 +237,7 @@ fn write_transport(o: &mut Obj<'_>, pkt: &Packet<'_>) {
     if let Some(bth) = &pkt.bth {
         o.obj("bth")
             .u64("opcode", u64::from(bth.opcode()))
-            .str("opcode_name", opcode::info(bth.opcode()).name)
+            .name("opcode_name", opcode::info(bth.opcode()).name)
             .bool("se", bth.solicited_event())
             .bool("migreq", bth.migreq())
             .u64("pad", u64::from(bth.pad_count()))
@@ -280,7 +280,7 @@ fn write_transport(o: &mut Obj<'_>, pkt: &Packet<'_>) {
         let syndrome = h.decode();
         let mut a = o.obj("aeth");
         a.u64("syndrome", u64::from(h.syndrome()))
-            .str("kind", syndrome.kind_name())
+            .name("kind", syndrome.kind_name())
             .u64("code", u64::from(h.code()))
             .u64("msn", u64::from(h.msn()));
         match syndrome {
@@ -289,7 +289,7 @@ fn write_transport(o: &mut Obj<'_>, pkt: &Packet<'_>) {
                 None => a.null("credits"),
             },
             Syndrome::RnrNak { timer } => a.u64("rnr_timer_us", aeth::rnr_timer_us(timer)),
-            Syndrome::Nak(code) => a.str("nak", code.name()),
+            Syndrome::Nak(code) => a.name("nak", code.name()),
             Syndrome::Reserved => &mut a,
         };
     }
@@ -312,7 +312,7 @@ fn write_crc(o: &mut Obj<'_>, key: &str, check: &CrcCheck) {
     if let Some(stored) = check.stored {
         c.u64("value", u64::from(stored));
     }
-    c.str("status", check.status.name());
+    c.name("status", check.status.name());
     if check.status == crate::crc::CrcStatus::Bad
         && let Some(computed) = check.computed
     {
@@ -322,7 +322,7 @@ fn write_crc(o: &mut Obj<'_>, key: &str, check: &CrcCheck) {
 
 fn write_error(o: &mut Obj<'_>, key: &str, err: &crate::wire::DecodeError) {
     o.obj(key)
-        .str("layer", err.layer.name())
+        .name("layer", err.layer.name())
         .u64("offset", err.offset as u64)
         .display("message", err);
 }

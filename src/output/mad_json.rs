@@ -81,8 +81,8 @@ pub fn write_mad(o: &mut Obj<'_>, mad: &Mad<'_>) {
         }
         if let Some(p) = mad.path_record() {
             let mut r = m.obj("path_record");
-            r.display("dgid", p.dgid())
-                .display("sgid", p.sgid())
+            r.ipv6("dgid", p.dgid())
+                .ipv6("sgid", p.sgid())
                 .u64("dlid", p.dlid())
                 .u64("slid", p.slid())
                 .bool("raw_traffic", p.raw_traffic())
@@ -211,8 +211,8 @@ fn write_cm(o: &mut Obj<'_>, cm: &Cm<'_>) {
         c.obj("primary_path")
             .u64("local_lid", req.primary_local_lid())
             .u64("remote_lid", req.primary_remote_lid())
-            .display("local_gid", req.primary_local_gid())
-            .display("remote_gid", req.primary_remote_gid())
+            .ipv6("local_gid", req.primary_local_gid())
+            .ipv6("remote_gid", req.primary_remote_gid())
             .u64("flow_label", req.primary_flow_label())
             .u64("packet_rate", req.primary_packet_rate())
             .u64("traffic_class", req.primary_traffic_class())

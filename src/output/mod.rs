@@ -18,6 +18,7 @@ pub mod mad_json;
 pub mod mad_text;
 #[cfg(feature = "export")]
 pub mod parquet;
+mod scalars;
 pub mod text;
 mod text_other;
 pub mod time;
