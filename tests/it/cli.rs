@@ -268,6 +268,48 @@ fn a_live_stream_shows_its_packets_as_they_arrive() {
     }
 }
 
+/// A spooled stream whose records arrive late (here 200 bytes every 8 ms, past the 5 ms the
+/// reading thread waits before handing on a batch) stalls the merge, which must wait for it
+/// rather than move on: merged with the same capture as a file, every record ties with its
+/// twin, and the order must be the one-thread order.
+#[test]
+fn a_late_stream_keeps_its_place_in_a_merge() {
+    use std::time::Duration;
+    let path = fixture("roce_v2_opcodes.pcap");
+    let file = path.to_string_lossy().into_owned();
+    let bytes = std::fs::read(&path).unwrap();
+    let run = |threads: &str, slow: bool| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rdmadump"))
+            .args(["read", "--json", "--threads", threads, "-", &file])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        let data = bytes.clone();
+        let writer = std::thread::spawn(move || {
+            for chunk in data.chunks(if slow { 200 } else { data.len() }) {
+                input.write_all(chunk)?;
+                input.flush()?;
+                if slow {
+                    std::thread::sleep(Duration::from_millis(8));
+                }
+            }
+            Ok::<_, std::io::Error>(())
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        out.stdout
+    };
+    let one = run("1", false);
+    assert!(!one.is_empty());
+    assert!(
+        run("3", true) == one,
+        "a late spooled stream changed the merge order"
+    );
+}
+
 #[test]
 fn no_mmap_reads_the_same() {
     let mapped = stdout(&rdmadump(&[
