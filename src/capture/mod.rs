@@ -10,6 +10,8 @@ mod pcap;
 mod pcapng;
 pub mod readahead;
 mod spool;
+#[cfg(test)]
+mod testing;
 pub mod write;
 
 use std::fmt;

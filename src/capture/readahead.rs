@@ -120,25 +120,7 @@ impl Read for ReadAhead {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Hands out a few bytes per read, then fails if told to.
-    struct Dribble {
-        data: Vec<u8>,
-        at: usize,
-        fail_at_end: bool,
-    }
-
-    impl Read for Dribble {
-        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-            let n = (self.data.len() - self.at).min(out.len()).min(777);
-            if n == 0 && self.fail_at_end {
-                return Err(io::Error::other("device went away"));
-            }
-            out[..n].copy_from_slice(&self.data[self.at..self.at + n]);
-            self.at += n;
-            Ok(n)
-        }
-    }
+    use crate::capture::testing::Dribble;
 
     fn data() -> Vec<u8> {
         (0..3 * CHUNK + 12_345).map(|i| (i % 253) as u8).collect()
