@@ -48,7 +48,7 @@ cnp\t'CNPs: BTH opcode 0x81 (their JSON kind stays roce_v2 or roce_v1)'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l color -d 'When to use color' -r -f -a "never\t''
 auto\t''
 always\t''"
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l threads -d 'Threads to use (default: one per core): 1 does everything on one core; with 2, one reads and decodes while the other analyses or writes, and CRCs and rendering go to whichever is idler; each thread beyond 2 takes a share of the CRCs and rendering. Output is identical either way' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l threads -d 'Threads to use (default: one per core): 1 does everything on one core; with 2, one reads and decodes while the other analyses or writes, and CRCs and rendering go to whichever is idler; each thread beyond 2 takes a share of the CRCs and rendering. Standard input, pipes and compressed files are read on a thread of their own from 2, and decoded in batches like a file from 3. Output is identical either way' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s r -l read-file -d 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l since -d 'Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), \'2024-05-01 12:00:00.5\' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the first packet of the capture' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l until -d 'Only packets before TIME (same forms as --since; the window is [since, until))' -r
@@ -83,7 +83,7 @@ cnp\t'CNPs: BTH opcode 0x81 (their JSON kind stays roce_v2 or roce_v1)'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l color -d 'When to use color' -r -f -a "never\t''
 auto\t''
 always\t''"
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l threads -d 'Threads to use (default: one per core): 1 does everything on one core; with 2, one reads and decodes while the other analyses or writes, and CRCs and rendering go to whichever is idler; each thread beyond 2 takes a share of the CRCs and rendering. Output is identical either way' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l threads -d 'Threads to use (default: one per core): 1 does everything on one core; with 2, one reads and decodes while the other analyses or writes, and CRCs and rendering go to whichever is idler; each thread beyond 2 takes a share of the CRCs and rendering. Standard input, pipes and compressed files are read on a thread of their own from 2, and decoded in batches like a file from 3. Output is identical either way' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s r -l read-file -d 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l since -d 'Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), \'2024-05-01 12:00:00.5\' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the first packet of the capture' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l until -d 'Only packets before TIME (same forms as --since; the window is [since, until))' -r
@@ -135,7 +135,7 @@ cnp\t'CNPs: BTH opcode 0x81 (their JSON kind stays roce_v2 or roce_v1)'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l color -d 'When to use color' -r -f -a "never\t''
 auto\t''
 always\t''"
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l threads -d 'Threads to use (default: one per core): 1 does everything on one core; with 2, one reads and decodes while the other analyses or writes, and CRCs and rendering go to whichever is idler; each thread beyond 2 takes a share of the CRCs and rendering. Output is identical either way' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l threads -d 'Threads to use (default: one per core): 1 does everything on one core; with 2, one reads and decodes while the other analyses or writes, and CRCs and rendering go to whichever is idler; each thread beyond 2 takes a share of the CRCs and rendering. Standard input, pipes and compressed files are read on a thread of their own from 2, and decoded in batches like a file from 3. Output is identical either way' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s r -l read-file -d 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l since -d 'Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), \'2024-05-01 12:00:00.5\' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the first packet of the capture' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l until -d 'Only packets before TIME (same forms as --since; the window is [since, until))' -r
