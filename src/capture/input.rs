@@ -39,15 +39,14 @@ pub trait Input {
 pub struct SliceInput<'m> {
     data: &'m [u8],
     pos: usize,
-    /// The mapping `data` comes from, read from disk a window at a time ahead of reading.
-    mapping: Option<&'m Mapped>,
-    /// The stream `data` comes from, which grows as it is read; `None` once halted.
-    spool: Option<&'m Spool>,
+    /// The spooled stream `data` comes from was halted: `data` grows no more.
     halted: bool,
     wait_limit: Option<Duration>,
     /// Bytes before this offset have been asked of the disk.
     read_ahead: usize,
-    /// Drops the mapping's pages behind the records used up.
+    /// What `data` lives in (`None`: plain memory), and drops its pages behind the records
+    /// used up. A mapped file is read from disk a window at a time ahead of reading; a
+    /// spooled stream grows as it is read.
     releaser: Option<Releaser<'m>>,
     /// Cache lines before this offset have been asked for.
     prefetched: usize,
@@ -91,6 +90,23 @@ enum Backing<'m> {
     Spool(&'m Spool),
 }
 
+impl Backing<'_> {
+    /// Pages are dropped this many bytes at a time.
+    fn release_chunk(self) -> usize {
+        match self {
+            Backing::File(_) => RELEASE_CHUNK,
+            Backing::Spool(_) => super::spool::RELEASE_CHUNK,
+        }
+    }
+
+    fn release(self, span: Range<usize>) {
+        match self {
+            Backing::File(mapping) => mapping.release(span.start, span.len()),
+            Backing::Spool(spool) => spool.release(span.start, span.len()),
+        }
+    }
+}
+
 impl Releaser<'_> {
     /// Stops a spooled stream from being read further (its bytes are not wanted: the run
     /// is over), so that a reader waiting on it sees the end; nothing for a file.
@@ -104,16 +120,9 @@ impl Releaser<'_> {
     #[inline]
     pub fn release_before(&mut self, offset: u64) {
         let offset = usize::try_from(offset).unwrap_or(usize::MAX);
-        let chunk = match self.backing {
-            Backing::File(_) => RELEASE_CHUNK,
-            Backing::Spool(_) => super::spool::RELEASE_CHUNK,
-        };
-        if let Some(span) = release_span(self.released, offset, chunk) {
-            match self.backing {
-                Backing::File(mapping) => mapping.release(span.start, span.len()),
-                Backing::Spool(spool) => spool.release(span.start, span.len()),
-            }
+        if let Some(span) = release_span(self.released, offset, self.backing.release_chunk()) {
             self.released = span.end;
+            self.backing.release(span);
         }
     }
 }
@@ -123,8 +132,6 @@ impl<'m> SliceInput<'m> {
         SliceInput {
             data,
             pos: 0,
-            mapping: None,
-            spool: None,
             halted: false,
             wait_limit: None,
             read_ahead: 0,
@@ -136,7 +143,6 @@ impl<'m> SliceInput<'m> {
     /// Reads a memory-mapped file, asking the disk for it a window at a time ahead of reading.
     pub fn over_mapping(mapping: &'m Mapped) -> Self {
         SliceInput {
-            mapping: Some(mapping),
             releaser: Some(Releaser {
                 backing: Backing::File(mapping),
                 released: 0,
@@ -148,7 +154,6 @@ impl<'m> SliceInput<'m> {
     /// Reads a stream that a [`Spool`] reads into memory, waiting for its bytes as needed.
     pub fn over_spool(spool: &'m Spool) -> Self {
         SliceInput {
-            spool: Some(spool),
             releaser: Some(Releaser {
                 backing: Backing::Spool(spool),
                 released: 0,
@@ -160,23 +165,28 @@ impl<'m> SliceInput<'m> {
     /// Waits until a spooled stream holds `end` bytes, or has ended or been halted.
     #[cold]
     fn wait_for(&mut self, end: usize) -> io::Result<()> {
-        let Some(spool) = self.spool else {
+        let Some(Backing::Spool(spool)) = self.backing() else {
             return Ok(());
         };
+        if self.halted {
+            return Ok(());
+        }
         match spool.available(end, self.wait_limit)? {
             Available::Bytes(bytes) => self.data = bytes,
-            Available::Halted => {
-                self.spool = None;
-                self.halted = true;
-            }
+            Available::Halted => self.halted = true,
             Available::Later => return Err(io::ErrorKind::WouldBlock.into()),
         }
         Ok(())
     }
 
     #[inline]
+    fn backing(&self) -> Option<Backing<'m>> {
+        self.releaser.as_ref().map(|r| r.backing)
+    }
+
+    #[inline]
     fn keep_reading_ahead(&mut self) {
-        if let Some(mapping) = self.mapping
+        if let Some(Backing::File(mapping)) = self.backing()
             && self.pos + READ_AHEAD_WINDOW >= self.read_ahead
             && self.read_ahead < self.data.len()
         {
@@ -238,7 +248,7 @@ impl Input for SliceInput<'_> {
     }
 
     fn len_hint(&self) -> Option<u64> {
-        match self.releaser.as_ref().map(|r| r.backing) {
+        match self.backing() {
             Some(Backing::Spool(spool)) => spool.len_hint(),
             _ => Some(self.data.len() as u64),
         }

@@ -128,10 +128,9 @@ pub fn decode<'a>(
 /// such; one cut by the snaplen stays a truncation.
 fn overrun(stop: Stop) -> Stop {
     match stop {
-        Stop::Malformed(DecodeError { layer, offset, .. }) => Stop::Malformed(DecodeError {
-            layer,
-            offset,
+        Stop::Malformed(err) => Stop::Malformed(DecodeError {
             problem: Problem::Invalid("header runs past the end of the packet"),
+            ..err
         }),
         truncated => truncated,
     }

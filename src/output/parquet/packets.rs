@@ -4,6 +4,7 @@
 
 use std::sync::LazyLock;
 
+use super::super::scalars;
 use super::columns::{Cell, ColumnSpec, ColumnType, Values};
 use super::encoded::RowSink;
 use crate::dissect::Packet;
@@ -254,36 +255,33 @@ fn push_value(sink: &mut impl RowSink, scratch: &mut String, index: usize, value
     }
 }
 
-/// An address as `read --json` writes it; IPv4 without `fmt`, which costs several times
-/// more, and this runs for two columns of nearly every frame.
+/// An address as `read --json` writes it, through the same formatter: this runs for two
+/// columns of nearly every frame, and `fmt` costs several times more.
 fn write_ip(out: &mut String, ip: std::net::IpAddr) {
     match ip {
         std::net::IpAddr::V4(v4) => {
-            let mut digits = itoa::Buffer::new();
-            for (i, octet) in v4.octets().iter().enumerate() {
-                if i > 0 {
-                    out.push('.');
-                }
-                out.push_str(digits.format(*octet));
-            }
+            let mut buf = [0; 16];
+            let len = scalars::ipv4(&mut buf, v4);
+            push_ascii(out, &buf[..len]);
         }
-        std::net::IpAddr::V6(_) => {
-            use std::fmt::Write as _;
-            let _ = write!(out, "{ip}");
+        std::net::IpAddr::V6(v6) => {
+            let mut buf = [0; scalars::IPV6_MAX_LEN];
+            let len = scalars::ipv6(&mut buf, v6);
+            push_ascii(out, &buf[..len]);
         }
     }
 }
 
 /// `aa:bb:cc:dd:ee:ff`, as `read --json` writes it.
 fn write_mac(out: &mut String, mac: [u8; 6]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    for (i, byte) in mac.iter().enumerate() {
-        if i > 0 {
-            out.push(':');
-        }
-        out.push(char::from(HEX[usize::from(byte >> 4)]));
-        out.push(char::from(HEX[usize::from(byte & 0xf)]));
-    }
+    let mut buf = [0; 18];
+    let len = scalars::mac(&mut buf, mac);
+    push_ascii(out, &buf[..len]);
+}
+
+/// The formatters write ASCII only, so the check cannot fail.
+fn push_ascii(out: &mut String, text: &[u8]) {
+    out.push_str(std::str::from_utf8(text).unwrap_or_default());
 }
 
 fn push_list(
