@@ -5,6 +5,7 @@
 
 mod direction;
 mod history;
+mod index;
 mod report;
 mod select;
 pub mod sequence;
@@ -31,6 +32,7 @@ use crate::wire::aeth::{NakCode, Syndrome};
 use crate::wire::mad::cm::CmMsg;
 use crate::wire::opcode::{self, Role};
 use direction::RequestInfo;
+use index::{EndIndex, PackedKey};
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -121,44 +123,9 @@ struct PendingReq {
     at: FrameRef,
 }
 
-/// An [`EndKey`] as integers: hashing two `Address` enums field by field cost more than
-/// the rest of a packet's connection bookkeeping.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct PackedKey {
-    addr: u128,
-    peer: u128,
-    qpn: u32,
-    kinds: u8,
-}
-
-impl std::hash::Hash for PackedKey {
-    /// Two words for the hasher: equality still compares every field, so a collision costs
-    /// a probe, never a wrong answer. The QPN, which is what most keys between two hosts
-    /// differ in, goes in a word of its own: folded into the addresses' word, one multiply
-    /// with some per-process seeds (foldhash's, from the stack address) spread such keys so
-    /// badly that lookups probed ten groups instead of one.
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write_u128(self.addr ^ self.peer.rotate_left(47));
-        state.write_u32(self.qpn | u32::from(self.kinds) << 24);
-    }
-}
-
-impl From<EndKey> for PackedKey {
-    fn from(key: EndKey) -> Self {
-        let (addr, a) = key.addr.packed();
-        let (peer, p) = key.peer.packed();
-        PackedKey {
-            addr,
-            peer,
-            qpn: key.qpn,
-            kinds: a << 4 | p,
-        }
-    }
-}
-
 pub struct ConnectionTable {
     ends: Vec<End>,
-    index: Map<PackedKey, u32>,
+    index: EndIndex,
     /// Unpaired ends that received requests, by (their address, the peer's): where a
     /// response's requester looks for its peer.
     unpaired: Map<(Address, Address), Vec<u32>>,
@@ -197,7 +164,7 @@ impl ConnectionTable {
     pub fn new(max_flows: usize, given_pmtu: Option<u32>) -> Self {
         ConnectionTable {
             ends: Vec::new(),
-            index: Map::default(),
+            index: EndIndex::default(),
             unpaired: Map::default(),
             pending: Map::default(),
             comm: Map::default(),
@@ -230,7 +197,7 @@ impl ConnectionTable {
     #[inline]
     fn end_slot(&mut self, key: EndKey, at: FrameRef) -> usize {
         match self.index.get(&PackedKey::from(key)) {
-            Some(&slot) => slot as usize,
+            Some(slot) => slot as usize,
             None => self.new_end(key, at),
         }
     }
@@ -699,7 +666,7 @@ impl ConnectionTable {
                     at,
                 );
                 // Making room for b may have evicted or moved a.
-                let Some(&a) = self.index.get(&PackedKey::from(a_key)) else {
+                let Some(a) = self.index.get(&PackedKey::from(a_key)) else {
                     return;
                 };
                 let a = a as usize;
@@ -827,7 +794,7 @@ fn clock_of(at: FrameRef) -> u64 {
 /// Bytes one connection (two ends) costs, sketches with samples included, plus index.
 pub fn bytes_per_connection() -> usize {
     let end = std::mem::size_of::<End>();
-    let index = (std::mem::size_of::<(EndKey, u32)>() + 1) * 8 / 7;
+    let index = EndIndex::bytes_per_key();
     // Sketches allocate their buckets at their first sample: message sizes, RTT and READ
     // latency are the ones nearly every connection fills.
     let sketches = 4 * super::sketch::bytes_per_sketch();
