@@ -73,6 +73,7 @@ an_big_2=$(best $BIN analyze --threads 2 --json "$big")
 read_small_1=$(best $BIN read --threads 1 --json "$small")
 read_small_2=$(best $BIN read --threads 2 --json "$small")
 an_stdin=$(best bash -c "cat $big | $BIN analyze --json -")
+an_redirect=$(best bash -c "$BIN analyze --json - < $big")
 an_prefix=$(best $BIN analyze --json "$prefix")
 # analyze --html: what drawing the report costs over analyze alone, and the page's size
 # (docs/html-report.md: at most 1.5 x the time, at most 10 MB).
@@ -102,6 +103,7 @@ echo "| rdmadump read --json > /dev/null | same | $read_small | $(rate 4 "$read_
 echo "| analyze --json, --threads 1 / 2 | $(size_mb "$big") MB, 1 KiB | $an_big_1 / $an_big_2 | | $(ratio "$an_big_1" "$an_big_2") x speedup |"
 echo "| read --json, --threads 1 / 2 | 4M x 64 B | $read_small_1 / $read_small_2 | $(rate 4 "$read_small_1") / $(rate 4 "$read_small_2") Mpps | $(ratio "$read_small_1" "$read_small_2") x speedup |"
 echo "| cat big.pcap \| rdmadump analyze --json - | same | $an_stdin | | $(ratio "$an_stdin" "$an_big") x mapped |"
+echo "| rdmadump analyze --json - < big.pcap | same | $an_redirect | | $(ratio "$an_redirect" "$an_big") x mapped |"
 echo "| cat big.pcap \| rdmadump analyze - | peak RSS | | $rss_stdin MB | |"
 echo "| rdmadump analyze --json, mapped | peak RSS, $(size_mb "$big") MB file | | $rss_an MB | |"
 echo "| rdmadump analyze --threads 1 --json, mapped | peak RSS | | $rss_an1 MB | |"

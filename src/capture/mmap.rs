@@ -1,12 +1,13 @@
-//! One of the two places with `unsafe` (the other is `spool.rs`): mapping a capture file into
-//! memory.
+//! One of the three places with `unsafe` (the others are `spool.rs` and `pipe.rs`): mapping
+//! a capture file into memory.
 //!
 //! Safety and its limit: a mapping stays valid only while nobody truncates the file. If
 //! another process shrinks the file while rdmadump reads it (a capture rotated or truncated
 //! in place), touching the vanished pages raises SIGBUS and the process dies; Rust cannot
 //! turn that into an error. rdmadump therefore maps only regular files, and offers
 //! `--no-mmap`, which reads through a bounded buffer instead, for files that may still be
-//! written or truncated while they are read. Pipes, FIFOs and stdin are always streamed.
+//! written or truncated while they are read. Pipes and FIFOs are always streamed; stdin is
+//! mapped only when it is a regular file read from its start (`rdmadump read - < file`).
 #![allow(unsafe_code)]
 
 use std::fs::File;

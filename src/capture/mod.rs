@@ -8,6 +8,7 @@ pub mod merge;
 mod mmap;
 mod pcap;
 mod pcapng;
+mod pipe;
 pub mod readahead;
 mod spool;
 #[cfg(test)]
@@ -307,14 +308,34 @@ impl Source {
     /// A gzip or zstd file (or stdin) is streamed through its decompressor.
     pub fn open(path: &Path, no_mmap: bool) -> io::Result<Source> {
         if path.as_os_str() == "-" {
-            return Ok(Source::Stream(
-                compressed::decompressing(Box::new(io::stdin()))?,
-                None,
-            ));
+            return Self::stdin(no_mmap);
         }
-        let mut file = File::open(path)?;
+        Self::file(File::open(path)?, no_mmap)
+    }
+
+    /// Standard input: a regular file behind it (`rdmadump read - < capture.pcap`) is
+    /// mapped like a named one, unless something has read part of it already; a pipe gets
+    /// a wider buffer.
+    fn stdin(no_mmap: bool) -> io::Result<Source> {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            let mut file = File::from(io::stdin().as_fd().try_clone_to_owned()?);
+            if file.metadata()?.is_file() && file.stream_position()? == 0 {
+                return Self::file(file, no_mmap);
+            }
+            pipe::widen(&file);
+        }
+        Ok(Source::Stream(
+            compressed::decompressing(Box::new(io::stdin()))?,
+            None,
+        ))
+    }
+
+    fn file(mut file: File, no_mmap: bool) -> io::Result<Source> {
         let meta = file.metadata()?;
         if !meta.is_file() {
+            pipe::widen(&file);
             // A pipe cannot be rewound: its first bytes are put back in front instead.
             let reader = Box::new(io::BufReader::with_capacity(1 << 16, file));
             return Ok(Source::Stream(compressed::decompressing(reader)?, None));

@@ -195,6 +195,78 @@ fn stdin_is_read_with_dash_or_no_file() {
     }
 }
 
+/// `rdmadump read - < capture.pcap`: standard input that is a regular file is read from
+/// where it stands, as the named file is from its start (and mapped when that is the start).
+#[test]
+fn stdin_from_a_file_is_read_from_where_it_stands() {
+    use std::io::{Seek, SeekFrom};
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "roce_v2_opcodes.pcap",
+        "multi_if.pcapng",
+        "gzip_roce_v1.pcap",
+    ] {
+        let path = fixture(name);
+        let named = rdmadump(&["read", "--json", &path.to_string_lossy()]);
+        assert!(named.status.success());
+        let bytes = std::fs::read(&path).unwrap();
+        let prefixed = dir.path().join(name);
+        let junk = b"not a capture: bytes a previous reader consumed";
+        std::fs::write(&prefixed, [&junk[..], &bytes].concat()).unwrap();
+        for skip in [None, Some(junk.len() as u64)] {
+            let file = match skip {
+                None => std::fs::File::open(&path).unwrap(),
+                Some(at) => {
+                    let mut file = std::fs::File::open(&prefixed).unwrap();
+                    file.seek(SeekFrom::Start(at)).unwrap();
+                    file
+                }
+            };
+            let out = Command::new(env!("CARGO_BIN_EXE_rdmadump"))
+                .args(["read", "--json", "-"])
+                .stdin(Stdio::from(file))
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{name} {skip:?}: {}", stderr(&out));
+            assert!(
+                out.stdout == named.stdout,
+                "{name}, stdin at {skip:?}, differs from the named file"
+            );
+        }
+    }
+}
+
+/// A capture piped in gets a 1 MiB pipe buffer (src/capture/pipe.rs), so that the writer
+/// and rdmadump take turns less often.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pipe_into_stdin_is_widened() {
+    use std::os::fd::AsRawFd;
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rdmadump"))
+        .args(["read", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let input = child.stdin.take().unwrap();
+    // SAFETY: F_GETPIPE_SZ reads nothing of this process's memory.
+    let size = || unsafe { libc::fcntl(input.as_raw_fd(), libc::F_GETPIPE_SZ) };
+    let before = size();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while size() != 1 << 20 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let after = size();
+    drop(input);
+    child.wait().unwrap();
+    assert_eq!(
+        after,
+        1 << 20,
+        "pipe buffer {before} bytes before, {after} after"
+    );
+}
+
 /// A live capture (`tcpdump -U -w - | rdmadump read -l -`) keeps its pipe open between
 /// packets: with `-l` each packet must be shown when it arrives, not once a batch of them
 /// has, on one thread or several, and `-c N` must end the run without waiting for more.
