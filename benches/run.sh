@@ -37,20 +37,31 @@ for f in "$big" "$bigng" "$small" "$prefix" "$dense"; do
     cp "$f" "$f.fresh" && mv "$f.fresh" "$f"
 done
 
-# Best wall time of $RUNS runs, in seconds; warms the page cache first.
-best() {
-    local best=""
-    "$@" >/dev/null 2>&1 || true
+# Every timed command, by name. They are timed in rounds, each command once per round, and
+# each keeps its best of $RUNS: this machine slows down two or three times for seconds at a
+# time, and a slow phase then costs every command one round instead of costing one command
+# all of its runs, which moved a ratio by a third from one run of this script to the next.
+declare -A timed best
+order=()
+time_as() { timed[$1]=$2; order+=("$1"); }
+
+# Runs the rounds; warms the page cache first. EPOCHREALTIME, unlike $(date), forks nothing
+# inside the timed interval.
+run_rounds() {
+    local name start end t
+    for name in "${order[@]}"; do eval "${timed[$name]}" >/dev/null 2>&1 || true; done
     for _ in $(seq "$RUNS"); do
-        local start end t
-        # EPOCHREALTIME, unlike $(date), forks nothing inside the timed interval.
-        start=$EPOCHREALTIME
-        "$@" >/dev/null 2>&1 || true
-        end=$EPOCHREALTIME
-        t=$(echo "$end - $start" | bc -l)
-        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+        for name in "${order[@]}"; do
+            start=$EPOCHREALTIME
+            eval "${timed[$name]}" >/dev/null 2>&1 || true
+            end=$EPOCHREALTIME
+            t=$(echo "$end - $start" | bc -l)
+            if [ -z "${best[$name]:-}" ] || [ "$(echo "$t < ${best[$name]}" | bc -l)" = 1 ]; then
+                best[$name]=$t
+            fi
+        done
     done
-    printf '%.4f' "$best"
+    for name in "${order[@]}"; do best[$name]=$(printf '%.4f' "${best[$name]}"); done
 }
 
 # Peak resident set size in MB of one run.
@@ -62,29 +73,39 @@ size_mb() { stat -c %s "$1" | awk '{printf "%.0f", $1 / 1048576}'; }
 ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
 rate() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
 
-cat_big=$(best cat "$big")
-an_big=$(best $BIN analyze --json "$big")
-an_ng=$(best $BIN analyze --json "$bigng")
-read_big=$(best $BIN read --json "$big")
-cat_small=$(best cat "$small")
-read_small=$(best $BIN read --json "$small")
-an_big_1=$(best $BIN analyze --threads 1 --json "$big")
-an_big_2=$(best $BIN analyze --threads 2 --json "$big")
-read_small_1=$(best $BIN read --threads 1 --json "$small")
-read_small_2=$(best $BIN read --threads 2 --json "$small")
-an_stdin=$(best bash -c "cat $big | $BIN analyze --json -")
-an_redirect=$(best bash -c "$BIN analyze --json - < $big")
-an_prefix=$(best $BIN analyze --json "$prefix")
+page=$DIR/report.html
+out=$DIR/export
+time_as cat_big "cat $big"
+time_as an_big "$BIN analyze --json $big"
+time_as an_ng "$BIN analyze --json $bigng"
+time_as read_big "$BIN read --json $big"
+time_as cat_small "cat $small"
+time_as read_small "$BIN read --json $small"
+time_as an_big_1 "$BIN analyze --threads 1 --json $big"
+time_as an_big_2 "$BIN analyze --threads 2 --json $big"
+time_as read_small_1 "$BIN read --threads 1 --json $small"
+time_as read_small_2 "$BIN read --threads 2 --json $small"
+time_as an_stdin "cat $big | $BIN analyze --json -"
+time_as an_redirect "$BIN analyze --json - < $big"
+time_as an_prefix "$BIN analyze --json $prefix"
+time_as cat_prefix "cat $prefix"
 # analyze --html: what drawing the report costs over analyze alone, and the page's size
 # (docs/html-report.md: at most 1.5 x the time, at most 10 MB).
-page=$DIR/report.html
-an_html=$(best $BIN analyze --json --html "$page" "$big")
+time_as an_html "$BIN analyze --json --html $page $big"
+time_as an_dense "$BIN analyze --json $dense"
+time_as html_dense "$BIN analyze --json --html $page $dense"
+have_tshark=$(command -v tshark >/dev/null 2>&1 && echo 1 || echo 0)
+[ "$have_tshark" = 1 ] && time_as ts_prefix "tshark -r $prefix -T fields -e infiniband.bth.psn"
+have_export=$($BIN export --help >/dev/null 2>&1 && echo 1 || echo 0)
+[ "$have_export" = 1 ] && time_as ex_big "rm -rf $out; $BIN export -o $out $big"
+run_rounds
+for name in "${order[@]}"; do printf -v "$name" '%s' "${best[$name]}"; done
+
+$BIN analyze --json --html "$page" "$dense" >/dev/null
+dense_mb=$(stat -c %s "$page" | awk '{printf "%.2f", $1 / 1048576}')
+$BIN analyze --json --html "$page" "$big" >/dev/null
 page_mb=$(stat -c %s "$page" | awk '{printf "%.2f", $1 / 1048576}')
 rss_html=$(peak_mb $BIN analyze --json --html "$page" "$big")
-an_dense=$(best $BIN analyze --json "$dense")
-html_dense=$(best $BIN analyze --json --html "$page" "$dense")
-dense_mb=$(stat -c %s "$page" | awk '{printf "%.2f", $1 / 1048576}')
-cat_prefix=$(best cat "$prefix")
 rss_stdin=$(peak_mb bash -c "cat $big | $BIN analyze --json -")
 rss_an=$(peak_mb $BIN analyze --json "$big")
 rss_an1=$(peak_mb $BIN analyze --threads 1 --json "$big")
@@ -108,8 +129,7 @@ echo "| cat big.pcap \| rdmadump analyze - | peak RSS | | $rss_stdin MB | |"
 echo "| rdmadump analyze --json, mapped | peak RSS, $(size_mb "$big") MB file | | $rss_an MB | |"
 echo "| rdmadump analyze --threads 1 --json, mapped | peak RSS | | $rss_an1 MB | |"
 echo "| rdmadump read --json, mapped | peak RSS | | $rss_read MB | |"
-if command -v tshark >/dev/null 2>&1; then
-    ts_prefix=$(best tshark -r "$prefix" -T fields -e infiniband.bth.psn)
+if [ "$have_tshark" = 1 ]; then
     echo "| tshark -T fields -e infiniband.bth.psn | 40k x 1 KiB | $ts_prefix | $(rate 0.04 "$ts_prefix") Mpps | |"
     echo "| rdmadump analyze --json | 40k x 1 KiB | $an_prefix | $(rate 0.04 "$an_prefix") Mpps | $(ratio "$ts_prefix" "$an_prefix") x faster than tshark |"
     echo "| cat > /dev/null (the bound) | 40k x 1 KiB | $cat_prefix | | $(ratio "$ts_prefix" "$cat_prefix") x faster than tshark |"
@@ -118,10 +138,7 @@ fi
 
 # rdmadump export: time and memory against read --json, size of what it writes, and a
 # DuckDB scan of the export against analyze over the pcap (needs `pip install duckdb`).
-if $BIN export --help >/dev/null 2>&1; then
-    out=$DIR/export
-    export_once() { rm -rf "$out"; $BIN export -o "$out" "$big"; }
-    ex_big=$(best export_once)
+if [ "$have_export" = 1 ]; then
     rm -rf "$out"
     rss_export=$(peak_mb $BIN export -o "$out" "$big")
     packets_mb=$(du -sm "$out/packets" | cut -f1)
