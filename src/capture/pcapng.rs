@@ -134,6 +134,8 @@ impl PcapNgState {
                 );
                 continue;
             };
+            // As for pcap records: the blocks ahead are asked for while this one is decoded.
+            input.prefetch(total_len);
             let window = input.peek(total_len)?;
             let Ok((_, frame)) = block::frame(self.endian, total_len).parse(window) else {
                 if self.resync_from.is_none() {
