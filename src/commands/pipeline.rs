@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use smallvec::SmallVec;
@@ -15,7 +15,9 @@ use crate::capture::merge::{InputReport, Merger, Notice, open_sources};
 use crate::capture::readahead::ReadAhead;
 use crate::capture::{Record, Releaser, Source, Spool};
 use crate::cli::InputArgs;
-use crate::dissect::{CrcMode, Decoder, Packet};
+use crate::dissect::{
+    CrcMode, DecodeOptions, Decoder, FrameClock, FrameClocks, Learnt, Packet, decode_learning,
+};
 use crate::filter::PacketFilter;
 use crate::filter::time::TimeWindow;
 
@@ -117,6 +119,53 @@ pub struct Batch<'m> {
     /// Offset in `out` where each packet's time is to be inserted, when times depend on
     /// the packets before and are written in order by the consumer.
     pub marks: Vec<usize>,
+    /// On the pipelined path, the records read for this batch and not decoded yet.
+    staged: Vec<Staged<'m>>,
+    /// The generation of [`Lessons`] the staged records were decoded with; `None` before
+    /// they are, and for a batch decoded in capture order as it was read.
+    decoded_with: Option<u64>,
+    /// What decoding learnt by the batch's end, when it learnt anything.
+    learnt: Option<Box<Learnt>>,
+}
+
+/// A record read and given its clock, waiting to be decoded on whichever thread has time.
+struct Staged<'m> {
+    index: usize,
+    record: Record<'m>,
+    frame: u64,
+    clock: FrameClock,
+}
+
+/// What decoding has learnt (connected-mode IPoIB QPs), as of the last batch consumed.
+/// Batches are decoded on several threads at once, each from the lessons settled when its
+/// decoding began; the consumer, which takes batches in order, settles each batch's lessons
+/// after it, and decodes again a batch that began before an earlier one taught something.
+/// That happens once per IPoIB-CM handshake at most; a capture without one never does it.
+#[derive(Default)]
+struct Lessons {
+    /// The generation (how many batches taught something) and what they taught.
+    settled: Mutex<(u64, Arc<Learnt>)>,
+}
+
+impl Lessons {
+    fn current(&self) -> (u64, Arc<Learnt>) {
+        match self.settled.lock() {
+            Ok(settled) => (settled.0, Arc::clone(&settled.1)),
+            Err(poisoned) => {
+                let settled = poisoned.into_inner();
+                (settled.0, Arc::clone(&settled.1))
+            }
+        }
+    }
+
+    fn settle(&self, learnt: Learnt) {
+        let mut settled = match self.settled.lock() {
+            Ok(settled) => settled,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        settled.0 += 1;
+        settled.1 = Arc::new(learnt);
+    }
 }
 
 impl<'m> Batch<'m> {
@@ -128,20 +177,57 @@ impl<'m> Batch<'m> {
         }
     }
 
+    /// Decodes the staged records from the lessons settled now; the records stay staged, in
+    /// case the batch must be decoded again.
+    fn decode_staged(&mut self, opts: &DecodeOptions, lessons: &Lessons) {
+        let (generation, settled) = lessons.current();
+        // A copy per batch (1.3 KB, for 512 packets) that the batch's own records may add to.
+        let mut learnt = Learnt::clone(&settled);
+        let mut taught = false;
+        self.packets.clear();
+        for staged in &self.staged {
+            self.packets.push((staged.index, Packet::default()));
+            if let Some((_, slot)) = self.packets.last_mut() {
+                taught |= decode_learning(
+                    opts,
+                    &mut learnt,
+                    slot,
+                    &staged.record,
+                    staged.frame,
+                    staged.clock,
+                );
+            }
+        }
+        self.decoded_with = Some(generation);
+        self.learnt = taught.then(|| Box::new(learnt));
+    }
+
+    /// Records in the batch, decoded or staged.
+    fn len(&self) -> usize {
+        self.packets.len().max(self.staged.len())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     fn clear(&mut self) {
         self.packets.clear();
         self.out.clear();
         self.ends.clear();
         self.marks.clear();
+        self.staged.clear();
+        self.decoded_with = None;
+        self.learnt = None;
     }
 }
 
 /// Runs every packet of every input, merged by timestamp when there are several inputs,
 /// through two stages: `work` (CRCs, filtering, rendering: anything that needs no state
 /// carried from one batch to the next) and then `consume` (in order, on the calling thread;
-/// it may stop the run). With memory-mapped inputs and more than one thread, reading and
-/// decoding run on a thread of their own, and `work` on whole batches wherever there is
-/// time for it (see `pipelined`). Results do not depend on the thread count.
+/// it may stop the run). With memory-mapped inputs and more than one thread, reading runs
+/// on a thread of their own, and decoding and `work` on whole batches wherever there is
+/// time for them (see `pipelined`). Results do not depend on the thread count.
 pub fn for_each_batch<W, C>(
     paths: &[PathBuf],
     args: &InputArgs,
@@ -187,8 +273,9 @@ where
         merger,
         quiet: run.quiet,
     };
-    // One decoder for every input, fed in merged order on this thread, so that what a
-    // record teaches (connected-mode IPoIB QPs) applies to the records after it.
+    // One decoder for every input, fed in merged order, so that what a record teaches
+    // (connected-mode IPoIB QPs) applies to the records after it; on three threads or more
+    // batches are decoded side by side and their lessons settled in order (`Lessons`).
     let mut opts = super::decode_options(args);
     if threads > 1 && inputs.merger.all_mapped() {
         // CRCs are left to `work`, which runs on both threads.
@@ -325,6 +412,7 @@ where
                 out: std::mem::take(&mut out),
                 ends: std::mem::take(&mut ends),
                 marks: std::mem::take(&mut marks),
+                ..Batch::default()
             };
             let offset = record.offset;
             batch.decode(index, &record, frame, decoder);
@@ -383,11 +471,13 @@ enum Parcel<'m> {
 /// A batch for a helper thread, and where to send it once worked on.
 type Job<'m> = (Batch<'m>, mpsc::SyncSender<Batch<'m>>);
 
-/// Reads and decodes batches on a second thread, and consumes them, in the order read, on
-/// this one; `work` runs on whichever thread has time for it: here, before consuming, or
-/// on the reading thread when batches queue up here. So the two serial stages (reading
-/// with the decoder's state, and consuming) run side by side, and the work between them
-/// goes to whichever of the two is idler: `analyze` (reading and decoding about half of
+/// Reads batches on a second thread, and consumes them, in the order read, on this one.
+/// With no helpers the reading thread decodes as it reads, and `work` runs on whichever
+/// thread has time for it: here, before consuming, or on the reading thread when batches
+/// queue up here. With helpers, the reading thread only stages records with their frame
+/// times, and decoding and `work` go to the helpers (see [`Lessons`] for what decoding
+/// learns). So the two serial stages (reading, and consuming) run side by side, and the
+/// work between them goes wherever there is time: on two threads, `analyze` (reading and decoding about half of
 /// all its time, its analysis and the CRCs the other half) and `read --json` (JSON
 /// rendering about three quarters) both keep both cores busy. Consumed batches go back to
 /// the reading thread, which reuses them and drops the mapping's pages they held. Packets
@@ -405,6 +495,18 @@ where
 {
     // Batches handed to the consumer and not yet taken by it.
     let waiting = &AtomicUsize::new(0);
+    let lessons = &Lessons::default();
+    // Batches sent to the helpers and not yet taken by one.
+    let unclaimed = &AtomicUsize::new(0);
+    let opts = &decoder.options().clone();
+    // Decoding the staged records, if any, and `work`, on whichever thread has time.
+    let prepare = |batch: &mut Batch<'m>| {
+        if batch.decoded_with.is_none() && !batch.staged.is_empty() {
+            batch.decode_staged(opts, lessons);
+        }
+        work(batch);
+    };
+    let prepare = &prepare;
     let inputs_len = inputs.merger.files().len();
     // Threads beyond two take batches off a shared queue and work on them; the consumer
     // waits for each in the order read, so output order never changes. They end when the
@@ -438,13 +540,15 @@ where
                     let Ok((mut batch, done)) = job else {
                         return;
                     };
-                    work(&mut batch);
+                    unclaimed.fetch_sub(1, Ordering::Relaxed);
+                    prepare(&mut batch);
                     let _ = done.send(batch);
                 }
             });
         }
         scope.spawn(move || {
             let mut spare: Vec<Batch<'m>> = Vec::new();
+            let mut clocks = FrameClocks::default();
             let mut exhausted = false;
             while !exhausted {
                 spare.extend(returned.try_iter());
@@ -454,17 +558,26 @@ where
                 // one, a stream whose next record is late (a live capture) has the batch
                 // handed on as it is, so that packets are shown as they arrive.
                 inputs.merger.set_wait_limit(None);
-                while batch.packets.len() < BATCH {
+                while batch.len() < BATCH {
                     let Some((index, frame)) = inputs.next() else {
                         exhausted = true;
                         break;
                     };
                     if let Some(record) = inputs.merger.current_mapped(index) {
-                        batch.decode(index, &record, frame, decoder);
+                        if helpers > 0 {
+                            batch.staged.push(Staged {
+                                index,
+                                clock: clocks.next(record.ts_ns),
+                                record,
+                                frame,
+                            });
+                        } else {
+                            batch.decode(index, &record, frame, decoder);
+                        }
                         if let Some(last) = reach.get_mut(index) {
                             *last = record.offset;
                         }
-                        if batch.packets.len() == 1 {
+                        if batch.len() == 1 {
                             inputs.merger.set_wait_limit(Some(LIVE_WAIT));
                         }
                     }
@@ -473,18 +586,27 @@ where
                         break;
                     }
                 }
-                if batch.packets.is_empty() {
+                if batch.is_empty() {
                     continue;
                 }
-                let parcel = if helpers > 0 {
+                let parcel = if helpers > 0 && unclaimed.load(Ordering::Relaxed) < helpers {
                     let (done, promise) = mpsc::sync_channel(1);
+                    unclaimed.fetch_add(1, Ordering::Relaxed);
                     // Helpers end only when this sender goes, with this thread.
                     let _ = to_helpers.send((batch, done));
                     Parcel::Helped(promise)
+                } else if helpers > 0 {
+                    // Every helper has a batch waiting already: this thread, whose reading
+                    // is the lighter part, prepares this one itself.
+                    prepare(&mut batch);
+                    Parcel::Ready {
+                        batch,
+                        worked: true,
+                    }
                 } else {
                     let worked = waiting.load(Ordering::Relaxed) >= WORKER_BACKLOG;
                     if worked {
-                        work(&mut batch);
+                        prepare(&mut batch);
                     }
                     Parcel::Ready { batch, worked }
                 };
@@ -502,7 +624,7 @@ where
                     worked: true,
                 } => batch,
                 Parcel::Ready { mut batch, .. } => {
-                    work(&mut batch);
+                    prepare(&mut batch);
                     batch
                 }
                 Parcel::Helped(promise) => match promise.recv() {
@@ -511,6 +633,22 @@ where
                     Err(_) => anyhow::bail!("pipeline: a worker thread stopped"),
                 },
             };
+            // Every batch before this one is consumed, so the settled lessons are all that
+            // decoding in capture order would know here. A batch decoded from older ones is
+            // decoded, and worked on, again.
+            if batch
+                .decoded_with
+                .is_some_and(|generation| generation != lessons.current().0)
+            {
+                batch.out.clear();
+                batch.ends.clear();
+                batch.marks.clear();
+                batch.decode_staged(opts, lessons);
+                work(&mut batch);
+            }
+            if let Some(learnt) = batch.learnt.take() {
+                lessons.settle(*learnt);
+            }
             if consume(&mut batch)?.is_break() {
                 return Ok(());
             }

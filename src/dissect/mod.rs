@@ -18,7 +18,7 @@ mod tunnel_stack;
 mod upper;
 
 pub use ipoib::looks_like_ipoib;
-pub use state::{Decoder, IPOIB_QP_CAPACITY, IpoibQps};
+pub use state::{Decoder, FrameClocks, IPOIB_QP_CAPACITY, IpoibQps, Learnt, decode_learning};
 
 use std::net::{IpAddr, Ipv4Addr};
 

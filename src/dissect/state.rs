@@ -1,7 +1,9 @@
 //! Decoding that learns from earlier packets: which RC queue pairs carry IPoIB in
-//! connected mode, known only from the CM exchange that set them up. The command pipeline
-//! owns one [`Decoder`] and decodes every record through it, in capture order, on one
-//! thread; the stateless [`super::dissect`] knows none of this.
+//! connected mode, known only from the CM exchange that set them up. A [`Decoder`] decodes
+//! records in capture order on one thread; the command pipeline on three threads or more
+//! decodes batches side by side with [`decode_learning`], from a copy of what was [`Learnt`]
+//! before each batch, and settles the batches' lessons in order. The stateless
+//! [`super::dissect`] knows none of this.
 
 use super::{DecodeOptions, FrameClock, Packet, dissect_with};
 use crate::capture::Record;
@@ -67,17 +69,119 @@ impl IpoibQps {
 /// suffices; a REP whose REQ was forgotten leaves only the REQ's QP learned.
 const PENDING_REQS: usize = 64;
 
-/// Decodes records one after another, remembering what later records need.
+/// What decoding learns from earlier records and applies to later ones: the
+/// connected-mode IPoIB queue pairs, and the IPoIB-CM REQs still waiting for their REP.
+/// Cloned when batches are decoded on several threads (see [`decode_learning`]).
 #[derive(Debug, Clone)]
-pub struct Decoder {
-    opts: DecodeOptions,
+pub struct Learnt {
     ipoib_qps: IpoibQps,
     pending_reqs: [u32; PENDING_REQS],
     pending_len: usize,
     pending_next: usize,
-    /// The first and the latest frame time, for each frame's [`FrameClock`].
+}
+
+impl Default for Learnt {
+    fn default() -> Self {
+        Learnt {
+            ipoib_qps: IpoibQps::default(),
+            pending_reqs: [0; PENDING_REQS],
+            pending_len: 0,
+            pending_next: 0,
+        }
+    }
+}
+
+impl Learnt {
+    pub fn ipoib_qps(&self) -> &IpoibQps {
+        &self.ipoib_qps
+    }
+
+    /// An IPoIB-CM connection (RFC 4755) is set up by a REQ whose service ID names the
+    /// IPoIB-CM space; both ends' RC QPs then carry IPoIB. The REQ gives the active side's
+    /// QPN, the REP that answers it (by communication ID) the passive side's. Returns
+    /// whether anything was learnt.
+    fn learn_from_cm(&mut self, pkt: &Packet<'_>) -> bool {
+        let Some(cm) = pkt.mad.and_then(|mad| mad.cm()) else {
+            return false;
+        };
+        match cm.msg() {
+            CmMsg::Req => {
+                let ipoib = cm.service_id().and_then(ipoib_cm_qpn).is_some();
+                if let (true, Some(qpn), Some(comm_id)) =
+                    (ipoib, cm.local_qpn(), cm.local_comm_id())
+                {
+                    self.ipoib_qps.insert(qpn);
+                    self.pending_reqs[self.pending_next] = comm_id;
+                    self.pending_next = (self.pending_next + 1) % PENDING_REQS;
+                    self.pending_len = (self.pending_len + 1).min(PENDING_REQS);
+                    return true;
+                }
+            }
+            CmMsg::Rep => {
+                let answers_ipoib_req = cm
+                    .remote_comm_id()
+                    .is_some_and(|id| self.pending_reqs[..self.pending_len].contains(&id));
+                if let (true, Some(qpn)) = (answers_ipoib_req, cm.local_qpn()) {
+                    self.ipoib_qps.insert(qpn);
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        false
+    }
+}
+
+/// The first and the latest frame time, for each frame's [`FrameClock`]: known from the
+/// records' times alone, so that the thread reading records can give each its clock before
+/// any is decoded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FrameClocks {
     first_ts: Option<u64>,
     previous_ts: Option<u64>,
+}
+
+impl FrameClocks {
+    /// The clock of the next frame, whose time is `ts`. A frame without a time has none,
+    /// and leaves the next frame's delta to the one before it.
+    pub fn next(&mut self, ts: Option<u64>) -> FrameClock {
+        let Some(ts) = ts else {
+            return FrameClock::default();
+        };
+        let since = |then: Option<u64>| then.map_or(0, |t| ts as i64 - t as i64);
+        let clock = FrameClock {
+            relative_ns: since(self.first_ts),
+            delta_ns: since(self.previous_ts),
+        };
+        self.first_ts.get_or_insert(ts);
+        self.previous_ts = Some(ts);
+        clock
+    }
+}
+
+/// Decodes one record with what earlier records taught (`learnt`), gives it its `clock`,
+/// and learns from it in turn; returns whether it taught anything. The stateless half of a
+/// [`Decoder`], for batches decoded on several threads: their order is settled afterwards.
+#[inline]
+pub fn decode_learning<'a>(
+    opts: &DecodeOptions,
+    learnt: &mut Learnt,
+    pkt: &mut Packet<'a>,
+    record: &Record<'a>,
+    frame: u64,
+    clock: FrameClock,
+) -> bool {
+    dissect_with(pkt, record, frame, opts, Some(&learnt.ipoib_qps));
+    pkt.clock = clock;
+    pkt.mad.is_some() && learnt.learn_from_cm(pkt)
+}
+
+/// Decodes records one after another, remembering what later records need.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    opts: DecodeOptions,
+    learnt: Learnt,
+    clocks: FrameClocks,
 }
 
 impl Default for Decoder {
@@ -90,12 +194,8 @@ impl Decoder {
     pub fn new(opts: DecodeOptions) -> Self {
         Decoder {
             opts,
-            ipoib_qps: IpoibQps::default(),
-            pending_reqs: [0; PENDING_REQS],
-            pending_len: 0,
-            pending_next: 0,
-            first_ts: None,
-            previous_ts: None,
+            learnt: Learnt::default(),
+            clocks: FrameClocks::default(),
         }
     }
 
@@ -106,59 +206,17 @@ impl Decoder {
     /// Records that RC SENDs to `qpn` carry IPoIB (connected mode): the CM decoder calls
     /// this for both QPNs of a REQ/REP exchange whose service ID is IPoIB-CM.
     pub fn learn_ipoib_qp(&mut self, qpn: u32) {
-        self.ipoib_qps.insert(qpn);
+        self.learnt.ipoib_qps.insert(qpn);
     }
 
     pub fn ipoib_qps(&self) -> &IpoibQps {
-        &self.ipoib_qps
+        &self.learnt.ipoib_qps
     }
 
     /// [`super::dissect_into`], with what earlier records taught.
     pub fn decode_into<'a>(&mut self, pkt: &mut Packet<'a>, record: &Record<'a>, frame: u64) {
-        dissect_with(pkt, record, frame, &self.opts, Some(&self.ipoib_qps));
-        if let Some(ts) = pkt.ts_ns {
-            let since = |then: Option<u64>| then.map_or(0, |t| ts as i64 - t as i64);
-            pkt.clock = FrameClock {
-                relative_ns: since(self.first_ts),
-                delta_ns: since(self.previous_ts),
-            };
-            self.first_ts.get_or_insert(ts);
-            self.previous_ts = Some(ts);
-        }
-        if pkt.mad.is_some() {
-            self.learn_from_cm(pkt);
-        }
-    }
-
-    /// An IPoIB-CM connection (RFC 4755) is set up by a REQ whose service ID names the
-    /// IPoIB-CM space; both ends' RC QPs then carry IPoIB. The REQ gives the active side's
-    /// QPN, the REP that answers it (by communication ID) the passive side's.
-    fn learn_from_cm(&mut self, pkt: &Packet<'_>) {
-        let Some(cm) = pkt.mad.and_then(|mad| mad.cm()) else {
-            return;
-        };
-        match cm.msg() {
-            CmMsg::Req => {
-                let ipoib = cm.service_id().and_then(ipoib_cm_qpn).is_some();
-                if let (true, Some(qpn), Some(comm_id)) =
-                    (ipoib, cm.local_qpn(), cm.local_comm_id())
-                {
-                    self.learn_ipoib_qp(qpn);
-                    self.pending_reqs[self.pending_next] = comm_id;
-                    self.pending_next = (self.pending_next + 1) % PENDING_REQS;
-                    self.pending_len = (self.pending_len + 1).min(PENDING_REQS);
-                }
-            }
-            CmMsg::Rep => {
-                let answers_ipoib_req = cm
-                    .remote_comm_id()
-                    .is_some_and(|id| self.pending_reqs[..self.pending_len].contains(&id));
-                if let (true, Some(qpn)) = (answers_ipoib_req, cm.local_qpn()) {
-                    self.learn_ipoib_qp(qpn);
-                }
-            }
-            _ => {}
-        }
+        let clock = self.clocks.next(record.ts_ns);
+        decode_learning(&self.opts, &mut self.learnt, pkt, record, frame, clock);
     }
 
     /// [`super::dissect`], with what earlier records taught.

@@ -208,3 +208,61 @@ fn a_guessed_ipoib_payload_that_contradicts_itself_is_not_ipoib() {
     assert!(pkt.ipoib.is_none() && pkt.ip.is_none() && pkt.udp.is_none());
     assert_eq!(pkt.kind.name(), "ib");
 }
+
+/// Batches are decoded on several threads at once, so a batch may be decoded before the
+/// batch ahead of it has taught the decoder a connected-mode QP; the consumer then decodes
+/// it again. Here the CM REQ and REP of the ERF capture close the first batch of 512 and
+/// the first IPoIB RC SEND opens the second: every thread count must show it as ICMP, as
+/// one thread does.
+#[test]
+fn a_cm_exchange_at_the_end_of_a_batch_teaches_the_batches_decoded_beside_it() {
+    let bytes = std::fs::read(real_capture()).unwrap();
+    let (header, body) = bytes.split_at(24);
+    let mut records = Vec::new();
+    let mut rest = body;
+    while rest.len() >= 16 {
+        let caplen = u32::from_le_bytes(rest[8..12].try_into().unwrap()) as usize;
+        let (record, after) = rest.split_at(16 + caplen);
+        records.push(record);
+        rest = after;
+    }
+    // Frame 1 (an SMP) fills the batch up to the REQ (frame 7) and REP (frame 8); frame 10
+    // is the first RC SEND to the REP's QP.
+    const BATCH: usize = 512;
+    let filler = BATCH - 8;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cm_at_batch_end.pcap");
+    let mut capture = header.to_vec();
+    for _ in 0..filler {
+        capture.extend_from_slice(records[0]);
+    }
+    for _ in 0..4 {
+        for record in &records {
+            capture.extend_from_slice(record);
+        }
+    }
+    std::fs::write(&path, &capture).unwrap();
+    let path = path.to_string_lossy();
+    let run = |threads: &str| {
+        stdout(&crate::harness::rdmadump(&[
+            "read",
+            "--json",
+            "--threads",
+            threads,
+            &path,
+        ]))
+    };
+    let one = run("1");
+    let first_send = one
+        .lines()
+        .nth(filler + 9)
+        .expect("the first RC SEND is there");
+    assert!(
+        first_send.contains("\"icmp\""),
+        "one thread decodes frame {} as IPoIB: {first_send}",
+        filler + 10
+    );
+    for threads in ["2", "3", "5", "5", "5"] {
+        assert!(run(threads) == one, "{threads} threads differ from one");
+    }
+}
