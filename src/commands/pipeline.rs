@@ -476,12 +476,13 @@ type Job<'m> = (Batch<'m>, mpsc::SyncSender<Batch<'m>>);
 /// thread has time for it: here, before consuming, or on the reading thread when batches
 /// queue up here. With helpers, the reading thread only stages records with their frame
 /// times, and decoding and `work` go to the helpers (see [`Lessons`] for what decoding
-/// learns). So the two serial stages (reading, and consuming) run side by side, and the
-/// work between them goes wherever there is time: on two threads, `analyze` (reading and decoding about half of
-/// all its time, its analysis and the CRCs the other half) and `read --json` (JSON
-/// rendering about three quarters) both keep both cores busy. Consumed batches go back to
-/// the reading thread, which reuses them and drops the mapping's pages they held. Packets
-/// borrow the file mappings, so a batch holds no copies of packet bytes.
+/// learns), or to the reading thread when every helper has a batch waiting. So the two
+/// serial stages (reading, and consuming) run side by side, and the rest goes wherever
+/// there is time: on two threads, `analyze` (reading and decoding about half of all its
+/// time, its analysis and the CRCs the other half) and `read --json` (JSON rendering about
+/// three quarters) both keep both cores busy. Consumed batches go back to the reading
+/// thread, which reuses them and drops the mapping's pages they held. Packets borrow the
+/// file mappings, so a batch holds no copies of packet bytes.
 fn pipelined<'m, W, C>(
     inputs: &mut Inputs<'m>,
     decoder: &mut Decoder,
