@@ -313,18 +313,19 @@ impl Source {
         Self::file(File::open(path)?, no_mmap)
     }
 
-    /// Standard input: a regular file behind it (`rdmadump read - < capture.pcap`) is
-    /// mapped like a named one, unless something has read part of it already; a pipe gets
-    /// a wider buffer.
+    /// Standard input, opened as a named file is: a regular file behind it (`rdmadump read -
+    /// < capture.pcap`) is mapped, a pipe widened. Only a regular file that something has
+    /// read in part already is streamed on from where it stands.
     fn stdin(no_mmap: bool) -> io::Result<Source> {
         #[cfg(unix)]
         {
             use std::os::fd::AsFd;
             let mut file = File::from(io::stdin().as_fd().try_clone_to_owned()?);
-            if file.metadata()?.is_file() && file.stream_position()? == 0 {
+            // A pipe has no position: it is asked for only of a regular file.
+            let read_in_part = file.metadata()?.is_file() && file.stream_position()? != 0;
+            if !read_in_part {
                 return Self::file(file, no_mmap);
             }
-            pipe::widen(&file);
         }
         Ok(Source::Stream(
             compressed::decompressing(Box::new(io::stdin()))?,

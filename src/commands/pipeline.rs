@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::Duration;
 
 use smallvec::SmallVec;
@@ -148,21 +148,21 @@ struct Lessons {
 }
 
 impl Lessons {
+    fn settled(&self) -> MutexGuard<'_, (u64, Arc<Learnt>)> {
+        self.settled.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn current(&self) -> (u64, Arc<Learnt>) {
-        match self.settled.lock() {
-            Ok(settled) => (settled.0, Arc::clone(&settled.1)),
-            Err(poisoned) => {
-                let settled = poisoned.into_inner();
-                (settled.0, Arc::clone(&settled.1))
-            }
-        }
+        let settled = self.settled();
+        (settled.0, Arc::clone(&settled.1))
+    }
+
+    fn generation(&self) -> u64 {
+        self.settled().0
     }
 
     fn settle(&self, learnt: Learnt) {
-        let mut settled = match self.settled.lock() {
-            Ok(settled) => settled,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut settled = self.settled();
         settled.0 += 1;
         settled.1 = Arc::new(learnt);
     }
@@ -211,11 +211,16 @@ impl<'m> Batch<'m> {
         self.len() == 0
     }
 
-    fn clear(&mut self) {
-        self.packets.clear();
+    /// What `work` wrote.
+    fn clear_output(&mut self) {
         self.out.clear();
         self.ends.clear();
         self.marks.clear();
+    }
+
+    fn clear(&mut self) {
+        self.packets.clear();
+        self.clear_output();
         self.staged.clear();
         self.decoded_with = None;
         self.learnt = None;
@@ -639,13 +644,11 @@ where
             // decoded, and worked on, again.
             if batch
                 .decoded_with
-                .is_some_and(|generation| generation != lessons.current().0)
+                .is_some_and(|generation| generation != lessons.generation())
             {
-                batch.out.clear();
-                batch.ends.clear();
-                batch.marks.clear();
-                batch.decode_staged(opts, lessons);
-                work(&mut batch);
+                batch.clear_output();
+                batch.decoded_with = None;
+                prepare(&mut batch);
             }
             if let Some(learnt) = batch.learnt.take() {
                 lessons.settle(*learnt);

@@ -331,12 +331,8 @@ fn a_live_stream_shows_its_packets_as_they_arrive() {
             .unwrap();
         drop(input);
         assert!(out.status.success());
-        assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 3);
-        assert!(
-            out.stderr.is_empty(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_eq!(stdout(&out).lines().count(), 3);
+        assert!(out.stderr.is_empty(), "{}", stderr(&out));
     }
 }
 
@@ -427,12 +423,8 @@ fn broken_pipe_exits_quietly_with_status_zero() {
         .args(["-c", &command])
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(stdout(&out).trim(), "0");
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
 }
 
 #[test]
