@@ -150,8 +150,17 @@ impl TimeSequence {
         if self.points.len() >= MAX_POINTS {
             self.make_room();
         }
-        if self.points.capacity() == 0 {
-            self.points.reserve_exact(64);
+        // Room for 64 points, then four times as much each time it fills: 64, 256, 1024,
+        // 4096. Doubling copied each point about once more; growing fourfold took
+        // `analyze --html` on the 440 MB benchmark capture (2000 directions of 420 points)
+        // from 212 to 199 ms of CPU (medians of 10 alternating runs), within 1% of making
+        // room for all 4096 at once, and a direction never holds room for more than four
+        // times its points, which counts where memory is committed as it is reserved
+        // (vm.overcommit_memory = 2).
+        if self.points.len() == self.points.capacity() {
+            let room = (self.points.len() * 4).clamp(64, MAX_POINTS);
+            self.points
+                .reserve_exact(room.saturating_sub(self.points.len()));
         }
         self.points.push(point);
     }
