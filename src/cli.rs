@@ -126,9 +126,10 @@ pub struct InputArgs {
     /// Threads to use (default: one per core): 1 does everything on one core; with 2, one
     /// reads and decodes while the other analyses or writes, and CRCs and rendering go to
     /// whichever is idler; from 3, one reads, one analyses or writes, and the others decode,
-    /// check CRCs and render batches of packets side by side. Standard input, pipes and
-    /// compressed files are read on a thread of their own from 2, and batched like a file
-    /// from 3. Output is identical either way
+    /// check CRCs and render batches of packets side by side; `analyze --html` draws its
+    /// charts on all of them. Standard input, pipes and compressed files are read on a
+    /// thread of their own from 2, and batched like a file from 3. Output is identical
+    /// either way
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
     pub threads: Option<usize>,
 

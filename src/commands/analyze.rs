@@ -137,7 +137,12 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
 
     let report = Report::new(&analyzer, &input);
     if let Some(path) = &args.html {
-        let page = html::render(&report, &analyzer, args.html_top);
+        let page = html::render(
+            &report,
+            &analyzer,
+            args.html_top,
+            super::threads(&args.input),
+        );
         std::fs::write(path, page).with_context(|| format!("writing {}", path.display()))?;
     }
     let mut out = super::stdout()?;

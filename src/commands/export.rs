@@ -273,10 +273,7 @@ fn export_capture(
         connections,
         events: event_writer,
     } = Datasets::new(&args.output, name, options);
-    let threads = args
-        .input
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::threads(&args.input);
     let mut packet_sink = PacketSink::new(packet_writer, threads);
     let mut event_writer = event_writer;
     let event_schema = rows::event_schema();

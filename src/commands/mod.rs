@@ -127,6 +127,12 @@ pub fn decode_options(args: &InputArgs) -> DecodeOptions {
     }
 }
 
+/// Threads a run uses: `--threads`, or one per core.
+pub fn threads(args: &InputArgs) -> usize {
+    args.threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Standard output without the line buffering of `io::stdout()`, which scans every byte
 /// written for newlines: rdmadump writes large blocks of whole lines itself.
 #[cfg(unix)]

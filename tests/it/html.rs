@@ -338,6 +338,36 @@ fn html_top_picks_how_many_connections_are_drawn() {
     assert!(page.contains("qp 0x2b4"));
 }
 
+/// The connections' charts are drawn on every thread given, each taking the next one
+/// undrawn: the page must still list them in rank order, as one thread draws them.
+#[test]
+fn html_page_is_the_same_on_one_thread_and_several() {
+    let capture = fixture("roce_v2_opcodes.pcap");
+    let scratch = tempfile::tempdir().unwrap();
+    let page = |threads: &str| {
+        let html = scratch.path().join(format!("{threads}.html"));
+        let out = rdmadump(&[
+            "analyze",
+            "--threads",
+            threads,
+            "--html",
+            html.to_str().unwrap(),
+            capture.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        std::fs::read_to_string(&html).unwrap()
+    };
+    let one = page("1");
+    assert_eq!(
+        one.matches("<article").count(),
+        18,
+        "every connection drawn"
+    );
+    for threads in ["2", "5"] {
+        assert!(page(threads) == one, "--threads {threads} changes the page");
+    }
+}
+
 /// Scenarios rendered in the browser, with the charts each must show, from its
 /// construction: a sequence graph per direction that carries requests, goodput per
 /// connection, RTT where a request was answered cleanly, a pause timeline, CRC lanes.

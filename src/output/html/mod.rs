@@ -15,6 +15,8 @@ mod rates;
 mod sequence;
 mod throughput;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::analyze_text::{self as text, describe, where_};
@@ -31,12 +33,13 @@ const CSS: &str = include_str!("report.css");
 const SCRIPT: &str = include_str!("report.js");
 
 /// The page for `report`; `analyzer` holds what `AnalyzeConfig::graphs` recorded, and
-/// `top` connections are drawn.
-pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize) -> String {
+/// `top` connections are drawn, on up to `threads` threads.
+pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usize) -> String {
     let origin = analyzer.first_ts.unwrap_or(0);
     let files = report.files();
     let ranked = rank::ranked(analyzer.connections.connections());
     let drawn = ranked.len().min(top);
+    let charts = draw_connections(&ranked[..drawn], origin, threads);
     let summary = text::render(
         report,
         text::Style {
@@ -117,8 +120,8 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize) -> String {
                     @if drawn == 0 {
                         p { "No connection to draw." }
                     }
-                    @for (i, (conn, _)) in ranked.iter().take(drawn).enumerate() {
-                        (connection(i, conn, origin))
+                    @for chart in &charts {
+                        (chart)
                     }
                 }
                 section #pfc {
@@ -205,6 +208,44 @@ fn connection_table(ranked: &[(Connection<'_>, rank::Badness)], drawn: usize) ->
             p.note { (ranked.len() - TABLE_ROWS) " more connections, in the JSON report." }
         }
     }
+}
+
+/// Each connection's charts, in rank order. Drawing them is most of the page's cost and
+/// each stands alone, so they are drawn side by side: the threads take the next undrawn
+/// connection until none is left. A thread that cannot be started leaves its share to
+/// the others; this one always draws.
+fn draw_connections(
+    ranked: &[(Connection<'_>, rank::Badness)],
+    origin: u64,
+    threads: usize,
+) -> Vec<Markup> {
+    let next = AtomicUsize::new(0);
+    let draw = || {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some((conn, _)) = ranked.get(i) else {
+                return mine;
+            };
+            mine.push((i, connection(i, conn, origin)));
+        }
+    };
+    let mut drawn: Vec<(usize, Markup)> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads.min(ranked.len()))
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, draw).ok())
+            .collect();
+        let mut drawn = draw();
+        for helper in helpers {
+            drawn.extend(
+                helper
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            );
+        }
+        drawn
+    });
+    drawn.sort_unstable_by_key(|&(i, _)| i);
+    drawn.into_iter().map(|(_, chart)| chart).collect()
 }
 
 fn connection(i: usize, c: &Connection<'_>, origin: u64) -> Markup {
