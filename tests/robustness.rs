@@ -659,6 +659,19 @@ fn roce_v2_frame(src_host: u8, dest_qp: u32, psn: u32) -> Vec<u8> {
 }
 
 fn roce_v2_frame_with(src_host: u8, dest_qp: u32, psn: u32, payload: &[u8]) -> Vec<u8> {
+    roce_v2_frame_between((src_host, 250), 0x04, dest_qp, psn, payload)
+}
+
+/// A RoCE v2 frame from host `hosts.0` to host `hosts.1` (10.0.0.x) with BTH `opcode`;
+/// `payload` is all that follows the BTH, extended headers included.
+fn roce_v2_frame_between(
+    hosts: (u8, u8),
+    opcode: u8,
+    dest_qp: u32,
+    psn: u32,
+    payload: &[u8],
+) -> Vec<u8> {
+    let (src_host, dst_host) = hosts;
     let udp_len = (8 + 12 + payload.len() + 4) as u16;
     let mut f = Vec::with_capacity(80);
     f.extend_from_slice(&[
@@ -667,13 +680,13 @@ fn roce_v2_frame_with(src_host: u8, dest_qp: u32, psn: u32, payload: &[u8]) -> V
     f.extend_from_slice(&[0x45, 0]);
     f.extend_from_slice(&(20 + udp_len).to_be_bytes());
     f.extend_from_slice(&[
-        0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, src_host, 10, 0, 0, 250,
+        0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, src_host, 10, 0, 0, dst_host,
     ]);
     f.extend_from_slice(&49152u16.to_be_bytes());
     f.extend_from_slice(&4791u16.to_be_bytes());
     f.extend_from_slice(&udp_len.to_be_bytes());
     f.extend_from_slice(&[0, 0]);
-    f.extend_from_slice(&[0x04, 0x40, 0xff, 0xff]);
+    f.extend_from_slice(&[opcode, 0x40, 0xff, 0xff]);
     f.extend_from_slice(&(dest_qp & 0xff_ffff).to_be_bytes());
     f.extend_from_slice(&(psn & 0xff_ffff).to_be_bytes());
     f.extend_from_slice(payload);
@@ -734,11 +747,7 @@ fn requests_and_acks(packets: usize) -> Vec<u8> {
             // responder back to the requester's QP.
             let mut aeth = [0x1f, 0, 0, 0];
             aeth[1..].copy_from_slice(&((i / 3) as u32).to_be_bytes()[1..]);
-            let mut f = roce_v2_frame_with(250, 0x200, psn - 1, &aeth);
-            f[26..30].copy_from_slice(&[10, 0, 0, 250]);
-            f[30..34].copy_from_slice(&[10, 0, 0, 1]);
-            f[42] = 0x11;
-            f
+            roce_v2_frame_between((250, 1), 0x11, 0x200, psn - 1, &aeth)
         } else {
             roce_v2_frame(1, 0x100, psn)
         }

@@ -185,32 +185,16 @@ impl TimeSequence {
 /// case) no two neighbours share a mark, and such a direction grew past MAX_POINTS, making
 /// room again, in vain, at every point added (60,000 packets took 7.6 s and kept 40,000).
 fn merge_pairs(points: &mut Vec<Point>, rank: u8) {
-    // Per mark: where its last kept point is, and whether that one absorbed the last seen.
-    let mut last: [Option<(usize, bool)>; Mark::ALL.len()] = [None; Mark::ALL.len()];
-    let mut kept = 0;
-    for i in 0..points.len() {
-        let p = points[i];
-        if p.mark.rank() > rank {
-            last = [None; Mark::ALL.len()];
-            points[kept] = p;
-            kept += 1;
-            continue;
-        }
-        let slot = &mut last[p.mark as usize];
-        if let Some((at, false)) = *slot {
-            let into = &mut points[at];
+    crate::analyze::halve::merge_within_kinds::<_, { Mark::ALL.len() }>(
+        points,
+        |p| (p.mark.rank() <= rank).then_some(p.mark as usize),
+        |into, p| {
             into.count = into.count.saturating_add(p.count);
             into.psn = into.psn.max(p.psn);
             into.payload = into.payload.saturating_add(p.payload);
             into.rtt_ns = into.rtt_ns.max(p.rtt_ns);
-            *slot = Some((at, true));
-        } else {
-            points[kept] = p;
-            *slot = Some((kept, false));
-            kept += 1;
-        }
-    }
-    points.truncate(kept);
+        },
+    );
 }
 
 #[cfg(test)]
