@@ -28,6 +28,9 @@ prefix=$DIR/roce_1k_40k.pcap
 # case for the size of the --html page.
 dense=$DIR/roce_256_20qp.pcap
 [ -f "$dense" ] || $GEN "$dense" 200000 256 20 pcap
+# Many connections: 10,000 QPs take turns, and their state no longer fits the caches.
+many=$DIR/roce_1k_10kqp.pcap
+[ -f "$many" ] || $GEN "$many" 420000 1024 10000 pcap
 
 # Every run reads fresh copies, and reads them as a user's capture is read: from disk into
 # the page cache, then hot. How the cache holds a file decides what mapping it costs. Read
@@ -40,7 +43,7 @@ dense=$DIR/roce_256_20qp.pcap
 # are timed; the just-written copy has its own rows. Before the copies were fresh, a cache
 # the kernel had reclaimed in part between sittings moved the ratios by a quarter.
 written=$DIR/roce_1k_written.pcap
-for f in "$big" "$bigng" "$small" "$prefix" "$dense"; do
+for f in "$big" "$bigng" "$small" "$prefix" "$dense" "$many"; do
     cp "$f" "$f.fresh" && mv "$f.fresh" "$f"
     sync "$f"
     dd if="$f" iflag=nocache count=0 status=none
@@ -91,6 +94,7 @@ time_as an_big "$BIN analyze --json $big"
 time_as cat_written "cat $written"
 time_as an_written "$BIN analyze --json $written"
 time_as an_ng "$BIN analyze --json $bigng"
+time_as an_many "$BIN analyze --json $many"
 time_as read_big "$BIN read --json $big"
 time_as cat_small "cat $small"
 time_as read_small "$BIN read --json $small"
@@ -134,6 +138,7 @@ echo "| rdmadump analyze --json --html | same | $an_html | page $page_mb MB, pea
 echo "| rdmadump analyze --json --html | 200k x 256 B, 20 connections | $html_dense | page $dense_mb MB | $(ratio "$html_dense" "$an_dense") x analyze |"
 echo "| rdmadump read --json > /dev/null | same | $read_big | $(rate 0.42 "$read_big") Mpps | $(ratio "$read_big" "$cat_big") x cat |"
 echo "| rdmadump analyze --json, pcapng | $(size_mb "$bigng") MB | $an_ng | | $(ratio "$an_ng" "$an_big") x pcap |"
+echo "| rdmadump analyze --json, 10,000 QPs | $(size_mb "$many") MB, 1 KiB | $an_many | $(rate 0.42 "$an_many") Mpps | $(ratio "$an_many" "$an_big") x 1,000 QPs |"
 echo "| cat > /dev/null | $(size_mb "$small") MB, 4M x 64 B | $cat_small | | 1.00 |"
 echo "| rdmadump read --json > /dev/null | same | $read_small | $(rate 4 "$read_small") Mpps | $(ratio "$read_small" "$cat_small") x cat |"
 echo "| analyze --json, --threads 1 / 2 | $(size_mb "$big") MB, 1 KiB | $an_big_1 / $an_big_2 | | $(ratio "$an_big_1" "$an_big_2") x speedup |"
