@@ -123,13 +123,13 @@ pub fn decode<'a>(pkt: &mut Packet<'a>, payload: Bytes<'a>) -> Result<(), Stop> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::capture::{Record, linktype};
     use crate::dissect::{DecodeOptions, Packet, dissect};
     use crate::wire::{Layer, Problem};
 
     /// LRH to QP0 (VL15), BTH UD SEND_ONLY, DETH, the MAD, ICRC and VCRC (not checked here).
-    fn smp_frame(mad: &[u8]) -> Vec<u8> {
+    pub(crate) fn smp_frame(mad: &[u8]) -> Vec<u8> {
         let words = ((8 + 12 + 8 + mad.len() + 4) / 4) as u16;
         let [wh, wl] = words.to_be_bytes();
         let mut f = vec![0xf0, 0x02, 0xff, 0xff, wh, wl, 0xff, 0xff];
@@ -140,7 +140,7 @@ mod tests {
         f
     }
 
-    fn decode(frame: &[u8], captured: usize) -> Packet<'_> {
+    pub(crate) fn decode(frame: &[u8], captured: usize) -> Packet<'_> {
         let record = Record {
             data: &frame[..captured],
             orig_len: frame.len() as u32,
@@ -152,7 +152,8 @@ mod tests {
         dissect(&record, 1, &DecodeOptions::default())
     }
 
-    fn dr_get(hop_count: u8) -> [u8; 256] {
+    /// A SubnGet(SMInfo) MAD, directed route, of `hop_count` hops and empty paths.
+    pub(crate) fn dr_get(hop_count: u8) -> [u8; 256] {
         let mut mad = [0u8; 256];
         mad[..4].copy_from_slice(&[1, 0x81, 1, 0x01]);
         mad[7] = hop_count;

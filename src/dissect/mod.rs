@@ -10,6 +10,9 @@ mod ip;
 mod ipoib;
 mod link;
 mod mad;
+/// Directed-route SMP frames, for the filter's tests.
+#[cfg(test)]
+pub(crate) use mad::tests::{decode as decode_ib, dr_get, smp_frame};
 mod parse;
 mod state;
 mod transport;

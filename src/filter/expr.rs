@@ -3,7 +3,7 @@
 
 use std::net::IpAddr;
 
-use super::fields::{Field, MAX_ELEMENTS, Value};
+use super::fields::{Field, Value};
 use crate::dissect::Packet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,8 +133,7 @@ fn operand(expr: &Expr, pkt: &Packet<'_>) -> bool {
         // As in Wireshark, a comparison with a field the packet lacks is false, even `!=`.
         Expr::Compare(field, op, want) => match field.each {
             None => (field.get)(pkt).is_some_and(|got| compare(got, *op, *want)),
-            Some(element) => (0..MAX_ELEMENTS)
-                .any(|i| element(pkt, i).is_some_and(|got| compare(got, *op, *want))),
+            Some(each) => each.values(pkt).any(|got| compare(got, *op, *want)),
         },
         Expr::Check(check) => checked(check, pkt),
         Expr::Not(_) | Expr::And(_) | Expr::Or(_) | Expr::Xor(_) => eval(expr, pkt),
@@ -210,9 +209,7 @@ fn visit(entity: &Entity, pkt: &Packet<'_>, each: &mut dyn FnMut(Item<'_>)) {
                 one(value);
             }
         }
-        Some(element) => (0..MAX_ELEMENTS)
-            .filter_map(|i| element(pkt, i))
-            .for_each(one),
+        Some(each) => each.values(pkt).for_each(one),
     }
 }
 
@@ -296,8 +293,7 @@ fn test(test: &Test, item: Item<'_>, fold: Option<bool>, pkt: &Packet<'_>) -> bo
         (Test::Bytes(op, want), Item::Bytes(got)) => ordered(got.cmp(want), *op),
         (Test::Field(op, other), Item::Value(got)) => match other.each {
             None => (other.get)(pkt).is_some_and(|want| compare(got, *op, want)),
-            Some(element) => (0..MAX_ELEMENTS)
-                .any(|i| element(pkt, i).is_some_and(|want| compare(got, *op, want))),
+            Some(each) => each.values(pkt).any(|want| compare(got, *op, want)),
         },
         _ => false,
     }

@@ -10,7 +10,7 @@ use crate::wire::mad::MadHeader;
 use crate::wire::mad::cm::{Cm, CmMsg, IpCm};
 use crate::wire::mad::names;
 use crate::wire::mad::sa::PathRecord;
-use crate::wire::mad::smp::{NodeInfo, PortInfo, SmInfo, SmpAttr, SmpBody};
+use crate::wire::mad::smp::{MAX_HOPS, NodeInfo, PortInfo, SmInfo, SmpAttr, SmpBody};
 use crate::wire::opcode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -53,9 +53,31 @@ pub type Accessor = fn(&Packet<'_>) -> Option<Value>;
 /// The value in element `i` of a field that occurs several times in a frame, if there is one.
 pub type ElementAccessor = fn(&Packet<'_>, usize) -> Option<Value>;
 
-/// Elements an [`ElementAccessor`] is asked for: the eight PFC classes are the most any
-/// field has (tunnels stop at four, either-direction fields at two).
+/// Occurrences a repeated field has at most in one frame, unless it says otherwise: the
+/// eight PFC classes are the most (tunnels stop at four, either-direction fields at two).
+/// A directed route's paths have up to 63 hops ([`MAX_HOPS`]).
 pub const MAX_ELEMENTS: usize = 8;
+
+/// Hops a directed route's paths hold at most.
+const DR_HOPS: usize = MAX_HOPS as usize;
+
+/// A field that occurs several times in a frame.
+#[derive(Clone, Copy)]
+pub struct Each {
+    /// Occurrence `i`, if the frame has it.
+    pub get: ElementAccessor,
+    /// How many occurrences a frame can hold: asking beyond finds none. Every reader of the
+    /// field (filters, `-e`, the export) asks for this many, so none drops the last ones.
+    pub max: usize,
+}
+
+impl Each {
+    /// Every occurrence the frame has, in order.
+    pub fn values<'p>(&self, pkt: &'p Packet<'_>) -> impl DoubleEndedIterator<Item = Value> + 'p {
+        let get = self.get;
+        (0..self.max).filter_map(move |i| get(pkt, i))
+    }
+}
 
 pub struct Field {
     pub name: &'static str,
@@ -65,7 +87,7 @@ pub struct Field {
     pub get: Accessor,
     /// For a field that occurs several times (tunnels, VLAN tags, PFC classes, both ends of
     /// `ip.addr`): a comparison holds when it holds for any occurrence, as in Wireshark.
-    pub each: Option<ElementAccessor>,
+    pub each: Option<Each>,
     /// One line for `rdmadump fields`.
     pub description: &'static str,
 }
@@ -128,14 +150,21 @@ macro_rules! header {
     };
 }
 
-/// A field that occurs several times: `$e` gives occurrence `$i` of packet `$p`.
+/// A field that occurs several times: `$e` gives occurrence `$i` of packet `$p`, of at most
+/// `$max` ([`MAX_ELEMENTS`] unless given).
 macro_rules! each {
     ($name:literal, $ty:expr, $about:literal, |$p:ident, $i:ident| $e:expr, $wrap:expr) => {
+        each!($name, $ty, $about, |$p, $i| $e, $wrap, MAX_ELEMENTS)
+    };
+    ($name:literal, $ty:expr, $about:literal, |$p:ident, $i:ident| $e:expr, $wrap:expr, $max:expr) => {
         Field {
             name: $name,
             ty: $ty,
-            get: |$p| (0..MAX_ELEMENTS).find_map(|$i| $e).map($wrap),
-            each: Some(|$p, $i| $e.map($wrap)),
+            get: |$p| (0..$max).find_map(|$i| $e).map($wrap),
+            each: Some(Each {
+                get: |$p, $i| $e.map($wrap),
+                max: $max,
+            }),
             description: $about,
         }
     };
@@ -716,18 +745,18 @@ pub static FIELDS: &[Field] = &[
     each!(
         "mad.dr.initial_path",
         Type::Int,
-        "directed-route SMP initial path: the output port at each hop, 1 to hop_count \
-         (a filter compares the first eight hops)",
+        "directed-route SMP initial path: the output port at each hop, 1 to hop_count",
         |p, i| dr_hop(p, i, |s| s.initial_path()),
-        int
+        int,
+        DR_HOPS
     ),
     each!(
         "mad.dr.return_path",
         Type::Int,
-        "directed-route SMP return path: the input port at each hop, 1 to hop_count \
-         (a filter compares the first eight hops)",
+        "directed-route SMP return path: the input port at each hop, 1 to hop_count",
         |p, i| dr_hop(p, i, |s| s.return_path()),
-        int
+        int,
+        DR_HOPS
     ),
     int!("mad.dr.dr_dlid", "directed-route SMP DrDLID", |p| dr_smp(p)
         .map(|s| s.dr_dlid())),

@@ -14,7 +14,7 @@ mod tokens;
 mod wireshark;
 
 /// The field catalogue, for tools that print fields by name (`-T fields -e`, `rdmadump fields`).
-pub use fields::{FIELDS, Field, MAX_ELEMENTS, Type, Value, find as find_field};
+pub use fields::{Each, FIELDS, Field, MAX_ELEMENTS, Type, Value, find as find_field};
 pub use names::{all as all_fields, unknown as unknown_field, wireshark_aliases};
 pub use parse::{FilterError, MAX_DEPTH};
 

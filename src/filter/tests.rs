@@ -325,6 +325,31 @@ fn addresses_either_direction_and_slices() {
 }
 
 /// `levels` of `opener`, then `inner`, then whatever closes them.
+/// A directed route of 12 hops (IBA 14.2.1.2: up to 63; path entry 0 is unused, hop k at
+/// entry k) is compared at every hop, not only the first eight, and not past its hop count.
+#[test]
+fn a_directed_route_is_compared_at_every_hop() {
+    use crate::dissect::{decode_ib, dr_get, smp_frame};
+    // The MAD's initial path starts at byte 128 and its return path at 192.
+    let mut mad = dr_get(12);
+    for hop in 1..=13 {
+        mad[128 + hop] = 10 + hop as u8;
+        mad[192 + hop] = 40 + hop as u8;
+    }
+    let frame = smp_frame(&mad);
+    let pkt = decode_ib(&frame, frame.len());
+    for (text, want) in [
+        ("mad.dr.initial_path == 11", true),
+        ("mad.dr.initial_path == 22", true),
+        ("mad.dr.return_path == 52", true),
+        ("mad.dr.initial_path == 23", false),
+        ("mad.dr.return_path == 53", false),
+        ("mad.dr.initial_path == mad.dr.return_path", false),
+    ] {
+        assert_eq!(verdict(text, &pkt), want, "{text}");
+    }
+}
+
 fn nested(opener: &str, levels: usize, inner: &str, closer: &str) -> String {
     format!("{}{inner}{}", opener.repeat(levels), closer.repeat(levels))
 }

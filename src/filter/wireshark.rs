@@ -5,7 +5,7 @@
 
 use std::net::IpAddr;
 
-use super::fields::{Field, Type, Value, cm_of};
+use super::fields::{Each, Field, Type, Value, cm_of};
 use crate::dissect::{IpHeader, Packet};
 use crate::wire::ipv6::Ipv6Header;
 use crate::wire::mad::cm::CmMsg;
@@ -349,12 +349,15 @@ pub static FIELDS: &[Field] = &[
         name: "ipv6.addr",
         ty: Type::Ip,
         get: |p| v6(p).map(|h| Value::Ip(IpAddr::V6(h.src()))),
-        each: Some(|p, i| {
-            v6(p).and_then(|h| match i {
-                0 => Some(Value::Ip(IpAddr::V6(h.src()))),
-                1 => Some(Value::Ip(IpAddr::V6(h.dst()))),
-                _ => None,
-            })
+        each: Some(Each {
+            get: |p, i| {
+                v6(p).and_then(|h| match i {
+                    0 => Some(Value::Ip(IpAddr::V6(h.src()))),
+                    1 => Some(Value::Ip(IpAddr::V6(h.dst()))),
+                    _ => None,
+                })
+            },
+            max: 2,
         }),
         description: "either IPv6 address, source or destination",
     },

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::dissect::{MAX_TUNNELS, Packet};
+use crate::dissect::Packet;
 use crate::filter::{Field, Value};
 
 /// Which values of a field that occurs more than once in a frame (a tunnel field) to print.
@@ -147,9 +147,8 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, fields: &[&Field], form
                     write_value(out, value);
                 }
             }
-            Some(element) => {
-                // Tunnel fields are the only lists, and a frame holds at most MAX_TUNNELS.
-                let mut values = (0..MAX_TUNNELS).filter_map(|i| element(pkt, i));
+            Some(each) => {
+                let mut values = each.values(pkt);
                 let chosen = match format.occurrence {
                     Occurrence::First => values.next(),
                     Occurrence::Last => values.next_back(),

@@ -501,6 +501,55 @@ fn occurrence_and_aggregator_pick_and_join_as_tsharks_do() {
     }
 }
 
+/// A field with more occurrences than tunnels have (the eight PFC classes) is printed whole:
+/// `-e` once stopped at the fourth. tshark names each class apart, so its eight columns are
+/// the reference.
+#[test]
+fn every_occurrence_of_a_list_field_is_printed() {
+    if !crate::write::wireshark_tools() {
+        return;
+    }
+    let capture = fixture("pfc_pause.pcap");
+    let capture = capture.to_str().unwrap();
+    let mut theirs_args = vec![
+        "-r",
+        capture,
+        "-Y",
+        "macc.opcode == 0x0101",
+        "-T",
+        "fields",
+        "-E",
+        "separator=,",
+    ];
+    let classes: Vec<String> = (0..8)
+        .map(|c| format!("macc.cbfc.pause_time.c{c}"))
+        .collect();
+    for class in &classes {
+        theirs_args.extend(["-e", class.as_str()]);
+    }
+    let theirs = tshark(&theirs_args);
+    assert!(theirs.lines().count() >= 2, "{theirs}");
+    let last: String = theirs
+        .lines()
+        .map(|line| line.rsplit(',').next().unwrap_or_default().to_string() + "\n")
+        .collect();
+    for (option, want) in [("occurrence=a", theirs.clone()), ("occurrence=l", last)] {
+        let out = rdmadump(&[
+            "read",
+            "-Y",
+            "pfc",
+            "-T",
+            "fields",
+            "-e",
+            "pfc.quanta",
+            "-E",
+            option,
+            capture,
+        ]);
+        assert_eq!(stdout(&out), want, "-E {option}");
+    }
+}
+
 #[test]
 fn bad_field_options_are_command_line_errors() {
     let capture = fixture("roce_v2_opcodes.pcap");

@@ -646,10 +646,7 @@ fn wireshark_names_have_the_values_tshark_gives() {
                 .map(|t| normal(ty, t))
                 .collect();
             let mut got: Vec<String> = match field.each {
-                Some(element) => (0..rdmadump::filter::MAX_ELEMENTS)
-                    .filter_map(|i| element(&pkt, i))
-                    .map(ours)
-                    .collect(),
+                Some(each) => each.values(&pkt).map(ours).collect(),
                 None => (field.get)(&pkt).into_iter().map(ours).collect(),
             };
             if presence {

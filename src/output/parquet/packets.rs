@@ -70,8 +70,8 @@ const MESSAGES: [MessageColumn; 2] = [
     ),
 ];
 
-/// Most elements of a list column: a directed route has up to 63 hops, more than a filter
-/// compares ([`crate::filter::MAX_ELEMENTS`]).
+/// Most elements of a list column: a directed route has up to 63 hops, the most any
+/// repeated field has.
 const MAX_LIST: usize = 64;
 
 /// How many occurrences a repeated field has in a frame: a list column has one element per
@@ -296,7 +296,8 @@ fn push_list(
     let Some(each) = field.each.filter(|_| n > 0) else {
         return;
     };
-    let values: smallvec::SmallVec<[Option<Value>; 8]> = (0..n).map(|i| each(pkt, i)).collect();
+    let values: smallvec::SmallVec<[Option<Value>; 8]> =
+        (0..n).map(|i| (each.get)(pkt, i)).collect();
     // A list with no value is the JSON's absent key, not a list of nulls.
     if values.iter().all(Option::is_none) {
         return;
