@@ -679,3 +679,45 @@ fn wireshark_names_have_the_values_tshark_gives() {
         failures.join("\n")
     );
 }
+
+/// A repeated field says how many occurrences a frame can have (`Each::max`), and filters
+/// and `-e` look no further: no frame of any capture may have one past it. (`-e` once
+/// stopped at four, and a PFC frame's classes 4-7 went missing.)
+#[test]
+fn no_frame_has_an_occurrence_past_its_fields_maximum() {
+    let repeated: Vec<(&str, rdmadump::filter::Each)> = rdmadump::filter::all_fields()
+        .filter_map(|field| Some((field.name, field.each?)))
+        .collect();
+    assert!(repeated.len() > 10, "{}", repeated.len());
+    let mut occurrences = 0;
+    for path in captures() {
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(mut reader) =
+            rdmadump::capture::CaptureReader::new(rdmadump::capture::SliceInput::new(&bytes))
+        else {
+            continue;
+        };
+        let mut decoder =
+            rdmadump::dissect::Decoder::new(rdmadump::dissect::DecodeOptions::default());
+        let mut frame = 0;
+        while let Ok(true) = reader.advance() {
+            let Some(record) = reader.current() else {
+                break;
+            };
+            frame += 1;
+            let pkt = decoder.decode(&record, frame);
+            for (name, each) in &repeated {
+                occurrences += each.values(&pkt).count();
+                for i in each.max..each.max + 64 {
+                    assert!(
+                        (each.get)(&pkt, i).is_none(),
+                        "{name}: frame {frame} of {} has occurrence {i}, past its {}",
+                        path.display(),
+                        each.max
+                    );
+                }
+            }
+        }
+    }
+    assert!(occurrences > 1000, "{occurrences}");
+}
