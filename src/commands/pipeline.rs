@@ -258,9 +258,7 @@ where
     W: for<'m> Fn(&mut Batch<'m>) + Sync,
     C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
 {
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::threads(args);
     let mut opened = Vec::new();
     let mut sources = open_sources(paths, args.no_mmap, &mut opened);
     if threads > 1 {

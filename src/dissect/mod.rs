@@ -10,9 +10,6 @@ mod ip;
 mod ipoib;
 mod link;
 mod mad;
-/// Directed-route SMP frames, for the filter's tests.
-#[cfg(test)]
-pub(crate) use mad::tests::{decode as decode_ib, dr_get, smp_frame};
 mod parse;
 mod state;
 mod transport;
@@ -21,6 +18,9 @@ mod tunnel_stack;
 mod upper;
 
 pub use ipoib::looks_like_ipoib;
+/// Directed-route SMP frames, for the filter's tests.
+#[cfg(test)]
+pub(crate) use mad::tests::{decode as decode_ib, dr_get, smp_frame};
 pub use state::{Decoder, FrameClocks, IPOIB_QP_CAPACITY, IpoibQps, Learnt, decode_learning};
 
 use std::net::{IpAddr, Ipv4Addr};

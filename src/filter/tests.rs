@@ -324,7 +324,6 @@ fn addresses_either_direction_and_slices() {
     }
 }
 
-/// `levels` of `opener`, then `inner`, then whatever closes them.
 /// A directed route of 12 hops (IBA 14.2.1.2: up to 63; path entry 0 is unused, hop k at
 /// entry k) is compared at every hop, not only the first eight, and not past its hop count.
 #[test]
@@ -350,6 +349,7 @@ fn a_directed_route_is_compared_at_every_hop() {
     }
 }
 
+/// `levels` of `opener`, then `inner`, then whatever closes them.
 fn nested(opener: &str, levels: usize, inner: &str, closer: &str) -> String {
     format!("{}{inner}{}", opener.repeat(levels), closer.repeat(levels))
 }

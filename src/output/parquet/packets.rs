@@ -70,10 +70,6 @@ const MESSAGES: [MessageColumn; 2] = [
     ),
 ];
 
-/// Most elements of a list column: a directed route has up to 63 hops, the most any
-/// repeated field has.
-const MAX_LIST: usize = 64;
-
 /// How many occurrences a repeated field has in a frame: a list column has one element per
 /// tag or tunnel, null where that one lacks the field, so that lists of one header line up.
 type Occurrences = fn(&Packet<'_>) -> usize;
@@ -292,10 +288,12 @@ fn push_list(
     count: Occurrences,
     pkt: &Packet<'_>,
 ) {
-    let n = count(pkt).min(MAX_LIST);
-    let Some(each) = field.each.filter(|_| n > 0) else {
+    // No more than the field says a frame can hold (`Each::max`), as filters and `-e` read.
+    let Some(each) = field.each else { return };
+    let n = count(pkt).min(each.max);
+    if n == 0 {
         return;
-    };
+    }
     let values: smallvec::SmallVec<[Option<Value>; 8]> =
         (0..n).map(|i| (each.get)(pkt, i)).collect();
     // A list with no value is the JSON's absent key, not a list of nulls.
