@@ -74,8 +74,8 @@ fn release_span(released: usize, before: usize, chunk: usize) -> Option<Range<us
 
 /// Drops a mapping's pages behind the records used up, a chunk at a time. Whichever
 /// thread learns first that records are used up holds one: the reader when it also
-/// consumes, the consuming thread when a pipeline splits the two, so that the unmapping
-/// (about 8% of the reading thread's samples on 1 KiB frames) leaves the reading chain.
+/// consumes, the consuming thread when a pipeline splits the two, so that the unmapping, a
+/// noticeable share of the reading thread's time on small frames, leaves the reading chain.
 #[derive(Clone)]
 pub struct Releaser<'m> {
     backing: Backing<'m>,

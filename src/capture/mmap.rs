@@ -32,10 +32,8 @@ impl Mapped {
     /// so that disk reads overlap decoding. The pages are mapped by the reader's own page
     /// faults, sixteen at a time (the kernel's fault-around). Populating each window
     /// instead (MADV_POPULATE_READ) cost more than those faults, on the reading thread,
-    /// and kept the window resident: on the 440 MB benchmark capture, warm, 20 alternating
-    /// runs, `analyze` took 0.100-0.109 s without it against 0.113-0.133 s with it
-    /// (minimum to median), peak RSS 23 MB against 44 MB; cold, 0.34-0.38 s both ways.
-    /// Best effort: the bytes are read either way.
+    /// and kept the window resident, raising the peak RSS, for no gain on a cold
+    /// cache. Best effort: the bytes are read either way.
     pub fn read_ahead(&self, offset: usize, len: usize) {
         let len = len.min(self.0.len().saturating_sub(offset));
         #[cfg(unix)]

@@ -134,6 +134,20 @@ impl<'a> Bytes<'a> {
         })
     }
 
+    /// The same frame and cursor, ending where a header's length field says its layer
+    /// ends. `check` is that header's `check_len`: it gets the room from `start`, the
+    /// header's offset, to the current wire end, and returns the length it holds within it;
+    /// the error it returns instead makes the frame malformed.
+    #[inline]
+    pub fn bounded(
+        self,
+        start: usize,
+        check: impl FnOnce(usize) -> Result<usize, DecodeError>,
+    ) -> Result<Self, Stop> {
+        let len = check(self.end.saturating_sub(start)).map_err(Stop::Malformed)?;
+        Ok(self.with_wire_end(start + len))
+    }
+
     /// The same bytes with `end` as the wire end, wherever the current one is: for a
     /// container that states the wire length apart from how much it kept.
     #[inline]

@@ -11,7 +11,6 @@ use crate::wire::lrh::{Lrh, lnh};
 
 const VCRC_LEN: usize = 2;
 const RAW_HEADER_LEN: usize = 4;
-const BTH_AND_ICRC: usize = 12 + 4;
 
 #[inline]
 pub fn native<'a>(
@@ -24,20 +23,9 @@ pub fn native<'a>(
     let at = bytes.at();
     let (_, lrh) = run(header::<Lrh>(Layer::Lrh), bytes)?;
     pkt.lrh = Some(lrh);
-    // PktLen counts LRH through ICRC in words; the VCRC follows.
-    let end = at + usize::from(lrh.pktlen()) * 4;
-    let headers = match lrh.lnh() {
-        lnh::IBA_LOCAL => Lrh::LEN + BTH_AND_ICRC,
-        lnh::IBA_GLOBAL => Lrh::LEN + Grh::LEN + BTH_AND_ICRC,
-        _ => Lrh::LEN,
-    };
-    if end < at + headers {
-        return Err(malformed(
-            Layer::Lrh,
-            at + 4,
-            "PktLen too short for the headers LNH announces",
-        ));
-    }
+    // PktLen counts LRH through ICRC; the VCRC follows.
+    let packet = bytes.bounded(at, |room| lrh.check_len(at, room))?;
+    let end = packet.end();
     // Captures differ on whether the link layer keeps the VCRC: a frame that ends where
     // PktLen ends has none, which is not a bad VCRC.
     if bytes.end() > end && bytes.end() < end + VCRC_LEN {
@@ -48,12 +36,8 @@ pub fn native<'a>(
         ));
     }
     if bytes.end() != end {
-        let with_vcrc = bytes.limit(
-            end + VCRC_LEN,
-            Layer::Lrh,
-            at + 4,
-            "PktLen exceeds the frame",
-        )?;
+        // Past PktLen's end, and not by one byte: the VCRC is there.
+        let with_vcrc = bytes.with_wire_end(end + VCRC_LEN);
         match with_vcrc.complete(end, end + VCRC_LEN) {
             Some(stored) => {
                 pkt.vcrc_job = Some(VcrcJob {
@@ -64,9 +48,7 @@ pub fn native<'a>(
             None => pkt.vcrc = Some(CrcCheck::unverifiable(None)),
         }
     }
-    let packet = bytes
-        .limit(end, Layer::Lrh, at + 4, "PktLen exceeds the frame")?
-        .skip(Lrh::LEN);
+    let packet = packet.skip(Lrh::LEN);
     match lrh.lnh() {
         lnh::IBA_LOCAL => {
             let decoded = transport::decode(pkt, packet, IcrcPrefix::IbLocal { lrh: lrh.bytes() });
@@ -76,13 +58,8 @@ pub fn native<'a>(
             let grh_at = packet.at();
             let (rest, grh) = run(header::<Grh>(Layer::Grh), packet)?;
             pkt.grh = Some(grh);
-            if grh_at + Grh::LEN + usize::from(grh.paylen()) != end {
-                return Err(malformed(
-                    Layer::Grh,
-                    grh_at + 4,
-                    "GRH PayLen disagrees with LRH PktLen",
-                ));
-            }
+            grh.check_len_under_lrh(grh_at, end - grh_at)
+                .map_err(Stop::Malformed)?;
             if grh.nxthdr() != NXTHDR_BTH {
                 return Ok(());
             }
@@ -108,8 +85,7 @@ pub fn roce_v1<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>) -> Result<(), Stop> {
     let at = bytes.at();
     let (rest, grh) = run(header::<Grh>(Layer::Grh), bytes)?;
     pkt.grh = Some(grh);
-    let end = at + Grh::LEN + usize::from(grh.paylen());
-    let packet = rest.limit(end, Layer::Grh, at + 4, "GRH PayLen exceeds the frame")?;
+    let packet = rest.bounded(at, |room| grh.check_len(at, room))?;
     if grh.nxthdr() != NXTHDR_BTH {
         return Ok(());
     }

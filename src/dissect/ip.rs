@@ -24,26 +24,9 @@ pub fn ipv4<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) ->
     if header.version() != 4 {
         return Err(malformed(Layer::Ipv4, at, "IP version is not 4"));
     }
-    let header_len = header.header_len();
-    if header_len < Ipv4Header::LEN {
-        return Err(malformed(Layer::Ipv4, at, "IHL below 5"));
-    }
-    let total_len = usize::from(header.total_len());
-    if total_len < header_len {
-        return Err(malformed(
-            Layer::Ipv4,
-            at + 2,
-            "total length shorter than the header",
-        ));
-    }
-    let datagram = bytes.limit(
-        at + total_len,
-        Layer::Ipv4,
-        at + 2,
-        "total length exceeds the frame",
-    )?;
+    let datagram = bytes.bounded(at, |room| header.check_len(at, room))?;
     // The options too: the ICRC covers the whole IP header.
-    let (segment, with_options) = run(take(header_len, Layer::Ipv4), datagram)?;
+    let (segment, with_options) = run(take(header.header_len(), Layer::Ipv4), datagram)?;
     pkt.ip = Some(IpHeader::V4(header));
     if header.is_fragment() {
         return Ok(());
@@ -64,8 +47,7 @@ pub fn ipv6<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) ->
     if header.version() != 6 {
         return Err(malformed(Layer::Ipv6, at, "IP version is not 6"));
     }
-    let end = at + Ipv6Header::LEN + usize::from(header.payload_len());
-    let datagram = bytes.limit(end, Layer::Ipv6, at + 4, "payload length exceeds the frame")?;
+    let datagram = bytes.bounded(at, |room| header.check_len(at, room))?;
     let mut cursor = rest.at();
     pkt.ip = Some(IpHeader::V6(header));
     let mut next = header.next_header();
@@ -112,16 +94,7 @@ fn udp<'a>(
         return Ok(());
     }
     pkt.kind = Kind::RoceV2;
-    let length = usize::from(header.length());
-    if length < UdpHeader::LEN {
-        return Err(malformed(Layer::Udp, at + 4, "UDP length below 8"));
-    }
-    let segment = rest.limit(
-        at + length,
-        Layer::Udp,
-        at + 4,
-        "UDP length exceeds the IP datagram",
-    )?;
+    let segment = rest.bounded(at, |room| header.check_len(at, room))?;
     let prefix = IcrcPrefix::RoceV2 {
         ip: ip_bytes,
         ipv6,

@@ -446,7 +446,7 @@ pub fn dissect<'a>(record: &Record<'a>, frame: u64, opts: &DecodeOptions) -> Pac
 }
 
 /// `dissect` into a slot the caller owns, overwriting it: a batch decodes straight into its
-/// own storage instead of moving a 500-byte packet there afterwards.
+/// own storage instead of moving a whole `Packet`, many cache lines of it, there afterwards.
 pub fn dissect_into<'a>(
     pkt: &mut Packet<'a>,
     record: &Record<'a>,

@@ -95,11 +95,9 @@ pub fn decode<'a>(
     }
 
     let cursor = body.at();
-    let pad = usize::from(bth.pad_count());
-    let room = icrc_at - cursor;
-    if pad > room {
-        return Err(malformed(Layer::Bth, at + 1, "PadCnt exceeds the payload"));
-    }
+    let pad = bth
+        .check_len(at, icrc_at - cursor)
+        .map_err(Stop::Malformed)?;
     let payload_end = icrc_at - pad;
     pkt.payload_len = Some((payload_end - cursor) as u32);
     pkt.payload = body.captured(cursor, payload_end);

@@ -8,7 +8,7 @@
 use super::bounds::{Bytes, Stop};
 use super::parse::{header, run, take};
 use super::tunnel_stack::EncapKind;
-use super::{DecodeOptions, IpHeader, Packet, VlanStack, ip, link, malformed};
+use super::{DecodeOptions, IpHeader, Packet, VlanStack, ip, link};
 use crate::wire::Layer;
 use crate::wire::erspan::{ErspanCommon, ErspanII, ErspanIII, ErspanPlatform};
 use crate::wire::gre::{GreHeader, protocol};
@@ -84,16 +84,7 @@ pub fn vxlan<'a>(
     opts: &DecodeOptions,
 ) -> Result<(), Stop> {
     let udp_at = bytes.at() - UdpHeader::LEN;
-    let length = usize::from(udp.length());
-    if length < UdpHeader::LEN {
-        return Err(malformed(Layer::Udp, udp_at + 4, "UDP length below 8"));
-    }
-    let datagram = bytes.limit(
-        udp_at + length,
-        Layer::Udp,
-        udp_at + 4,
-        "UDP length exceeds the IP datagram",
-    )?;
+    let datagram = bytes.bounded(udp_at, |room| udp.check_len(udp_at, room))?;
     let (rest, _) = run(header::<VxlanHeader>(Layer::Vxlan), datagram)?;
     ethernet_inside(pkt, EncapKind::Vxlan, udp_at, rest, opts)
 }

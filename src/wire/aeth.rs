@@ -1,10 +1,19 @@
 //! ACK Extended Transport Header (IBA 9.3.5): the responder's ACK, RNR NAK or NAK.
 
-use super::{Layer, header_view, u8_at, u24_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const SYNDROME: usize = 0;
+    pub const MSN: Field = 1..4;
+}
+
+const HEADER_LEN: usize = field::MSN.end;
 
 header_view!(
     /// The 4-byte AETH.
-    Aeth, 4, Layer::Aeth
+    Aeth, HEADER_LEN, Layer::Aeth
 );
 
 /// What the syndrome says, decoded (IBA table 42).
@@ -62,12 +71,12 @@ impl Aeth<'_> {
     /// Syndrome byte.
     #[inline]
     pub fn syndrome(&self) -> u8 {
-        u8_at::<0, 4>(self.bytes)
+        self.bytes[field::SYNDROME]
     }
     /// MSN: message sequence number.
     #[inline]
     pub fn msn(&self) -> u32 {
-        u24_at::<1, 4>(self.bytes)
+        get!(u24_at, self.bytes, field::MSN)
     }
     /// The low five bits: credit count, RNR timer or NAK code, depending on the class.
     #[inline]

@@ -2,11 +2,23 @@
 
 use std::net::Ipv4Addr;
 
-use super::{Layer, header_view, u8_at, u16_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const HRD: Field = 0..2;
+    pub const PRO: Field = 2..4;
+    pub const HLN: usize = 4;
+    pub const PLN: usize = 5;
+    pub const OP: Field = 6..8;
+}
+
+const HEADER_LEN: usize = field::OP.end;
 
 header_view!(
     /// The 8 fixed bytes of an ARP packet; the addresses follow, their lengths given here.
-    ArpHeader, 8, Layer::Arp
+    ArpHeader, HEADER_LEN, Layer::Arp
 );
 
 /// ar$op values.
@@ -22,27 +34,27 @@ impl ArpHeader<'_> {
     /// ar$hrd: hardware type (1 Ethernet, 32 InfiniBand).
     #[inline]
     pub fn hardware_type(&self) -> u16 {
-        u16_at::<0, 8>(self.bytes)
+        get!(u16_at, self.bytes, field::HRD)
     }
     /// ar$pro: protocol type, an EtherType.
     #[inline]
     pub fn protocol_type(&self) -> u16 {
-        u16_at::<2, 8>(self.bytes)
+        get!(u16_at, self.bytes, field::PRO)
     }
     /// ar$hln: hardware address length (6 Ethernet, 20 IPoIB).
     #[inline]
     pub fn hardware_len(&self) -> u8 {
-        u8_at::<4, 8>(self.bytes)
+        self.bytes[field::HLN]
     }
     /// ar$pln: protocol address length.
     #[inline]
     pub fn protocol_len(&self) -> u8 {
-        u8_at::<5, 8>(self.bytes)
+        self.bytes[field::PLN]
     }
     /// ar$op: request or reply.
     #[inline]
     pub fn op(&self) -> u16 {
-        u16_at::<6, 8>(self.bytes)
+        get!(u16_at, self.bytes, field::OP)
     }
     /// Whether the addresses are IPv4 ones, the only kind shown.
     #[inline]

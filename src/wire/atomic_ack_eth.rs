@@ -1,17 +1,25 @@
 //! Atomic Acknowledge Extended Transport Header (IBA 9.5.3).
 
-use super::{Layer, header_view, u64_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const ORIG_REM_DT: Field = 0..8;
+}
+
+const HEADER_LEN: usize = field::ORIG_REM_DT.end;
 
 header_view!(
     /// The 8-byte AtomicAckETH.
-    AtomicAckEth, 8, Layer::AtomicAckEth
+    AtomicAckEth, HEADER_LEN, Layer::AtomicAckEth
 );
 
 impl AtomicAckEth<'_> {
     /// OrigRemDt: the value at the target before the atomic operation.
     #[inline]
     pub fn orig(&self) -> u64 {
-        u64_at::<0, 8>(self.bytes)
+        get!(u64_at, self.bytes, field::ORIG_REM_DT)
     }
 }
 
@@ -34,7 +42,7 @@ mod tests {
         let err = AtomicAckEth::new_checked(&BYTES[..7], 58).unwrap_err();
         assert_eq!(
             err,
-            super::super::DecodeError::short(Layer::AtomicAckEth, 58, 8, 7)
+            crate::wire::DecodeError::short(Layer::AtomicAckEth, 58, 8, 7)
         );
     }
 }

@@ -1,32 +1,43 @@
 //! Atomic Extended Transport Header (IBA 9.3.6): CmpSwap and FetchAdd requests.
 
-use super::{Layer, header_view, u32_at, u64_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const VA: Field = 0..8;
+    pub const R_KEY: Field = 8..12;
+    pub const SWAP_ADD_DATA: Field = 12..20;
+    pub const COMPARE_DATA: Field = 20..28;
+}
+
+const HEADER_LEN: usize = field::COMPARE_DATA.end;
 
 header_view!(
     /// The 28-byte AtomicETH.
-    AtomicEth, 28, Layer::AtomicEth
+    AtomicEth, HEADER_LEN, Layer::AtomicEth
 );
 
 impl AtomicEth<'_> {
     /// Virtual Address of the 8-byte target.
     #[inline]
     pub fn va(&self) -> u64 {
-        u64_at::<0, 28>(self.bytes)
+        get!(u64_at, self.bytes, field::VA)
     }
     /// R_Key: remote key.
     #[inline]
     pub fn rkey(&self) -> u32 {
-        u32_at::<8, 28>(self.bytes)
+        get!(u32_at, self.bytes, field::R_KEY)
     }
     /// Swap (or Add) Data.
     #[inline]
     pub fn swap(&self) -> u64 {
-        u64_at::<12, 28>(self.bytes)
+        get!(u64_at, self.bytes, field::SWAP_ADD_DATA)
     }
     /// Compare Data.
     #[inline]
     pub fn compare(&self) -> u64 {
-        u64_at::<20, 28>(self.bytes)
+        get!(u64_at, self.bytes, field::COMPARE_DATA)
     }
 }
 

@@ -1,22 +1,32 @@
 //! Datagram Extended Transport Header (IBA 9.3.2): UD and RD requests.
 
-use super::{Layer, header_view, u24_at, u32_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const Q_KEY: Field = 0..4;
+    /// After one reserved byte.
+    pub const SRC_QP: Field = 5..8;
+}
+
+const HEADER_LEN: usize = field::SRC_QP.end;
 
 header_view!(
     /// The 8-byte DETH.
-    Deth, 8, Layer::Deth
+    Deth, HEADER_LEN, Layer::Deth
 );
 
 impl Deth<'_> {
     /// Q_Key: queue key.
     #[inline]
     pub fn qkey(&self) -> u32 {
-        u32_at::<0, 8>(self.bytes)
+        get!(u32_at, self.bytes, field::Q_KEY)
     }
     /// SrcQP: the sender's queue pair.
     #[inline]
     pub fn src_qp(&self) -> u32 {
-        u24_at::<5, 8>(self.bytes)
+        get!(u24_at, self.bytes, field::SRC_QP)
     }
 }
 

@@ -1,21 +1,53 @@
 //! ERSPAN headers (draft-foschiano-erspan): what a switch mirror puts before the mirrored
 //! Ethernet frame inside GRE.
 
-use super::{Layer, header_view, u16_at, u32_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    /// Ver, VLAN, COS, En, T and Session ID: laid out alike in types II and III.
+    pub const FIRST_WORD: Field = 0..4;
+
+    pub mod ii {
+        use super::Field;
+
+        /// Twelve reserved bits, then Index.
+        pub const INDEX: Field = 4..8;
+    }
+
+    pub mod iii {
+        use super::Field;
+
+        pub const TIMESTAMP: Field = 4..8;
+        pub const SGT: Field = 8..10;
+        /// P, FT and HW ID.
+        pub const P_FT_HW_ID: Field = 10..12;
+        /// The last of HW ID, D, Gra and O.
+        pub const D_GRA_O: usize = 11;
+    }
+
+    pub mod platform {
+        use super::Field;
+
+        /// Platf ID, then the platform-specific bits.
+        pub const PLATFORM: Field = 0..8;
+    }
+}
 
 header_view!(
     /// The 8-byte ERSPAN type II header.
-    ErspanII, 8, Layer::Erspan
+    ErspanII, field::ii::INDEX.end, Layer::Erspan
 );
 
 header_view!(
     /// The 12-byte ERSPAN type III header.
-    ErspanIII, 12, Layer::Erspan
+    ErspanIII, field::iii::P_FT_HW_ID.end, Layer::Erspan
 );
 
 header_view!(
     /// The 8-byte platform-specific subheader of type III, present when the O bit is set.
-    ErspanPlatform, 8, Layer::Erspan
+    ErspanPlatform, field::platform::PLATFORM.end, Layer::Erspan
 );
 
 /// The first word, laid out alike in types II and III: version, the mirrored frame's VLAN,
@@ -53,14 +85,14 @@ pub trait ErspanCommon {
 impl ErspanCommon for ErspanII<'_> {
     #[inline]
     fn first_word(&self) -> u32 {
-        u32_at::<0, 8>(self.bytes)
+        get!(u32_at, self.bytes, field::FIRST_WORD)
     }
 }
 
 impl ErspanCommon for ErspanIII<'_> {
     #[inline]
     fn first_word(&self) -> u32 {
-        u32_at::<0, 12>(self.bytes)
+        get!(u32_at, self.bytes, field::FIRST_WORD)
     }
 }
 
@@ -68,7 +100,7 @@ impl ErspanII<'_> {
     /// Index: the port the frame was mirrored from.
     #[inline]
     pub fn index(&self) -> u32 {
-        u32_at::<4, 8>(self.bytes) & 0x000f_ffff
+        get!(u32_at, self.bytes, field::ii::INDEX) & 0x000f_ffff
     }
 }
 
@@ -78,34 +110,35 @@ impl ErspanIII<'_> {
     pub fn direction(&self) -> &'static str {
         if self.egress() { "egress" } else { "ingress" }
     }
+    /// Timestamp, in the granularity Gra names.
     #[inline]
     pub fn timestamp(&self) -> u32 {
-        u32_at::<4, 12>(self.bytes)
+        get!(u32_at, self.bytes, field::iii::TIMESTAMP)
     }
     /// SGT: security group tag.
     #[inline]
     pub fn sgt(&self) -> u16 {
-        u16_at::<8, 12>(self.bytes)
+        get!(u16_at, self.bytes, field::iii::SGT)
     }
     /// HW ID: the mirroring engine.
     #[inline]
     pub fn hw_id(&self) -> u8 {
-        ((u16_at::<10, 12>(self.bytes) >> 4) & 0x3f) as u8
+        ((get!(u16_at, self.bytes, field::iii::P_FT_HW_ID) >> 4) & 0x3f) as u8
     }
     /// D: false when mirrored on ingress, true on egress.
     #[inline]
     pub fn egress(&self) -> bool {
-        self.bytes[11] & 0x08 != 0
+        self.bytes[field::iii::D_GRA_O] & 0x08 != 0
     }
     /// Gra: timestamp granularity.
     #[inline]
     pub fn granularity(&self) -> u8 {
-        (self.bytes[11] >> 1) & 0x03
+        (self.bytes[field::iii::D_GRA_O] >> 1) & 0x03
     }
     /// O: a platform-specific subheader follows.
     #[inline]
     pub fn has_platform(&self) -> bool {
-        self.bytes[11] & 0x01 != 0
+        self.bytes[field::iii::D_GRA_O] & 0x01 != 0
     }
 }
 
@@ -113,7 +146,7 @@ impl ErspanPlatform<'_> {
     /// Platf ID: which layout the rest of the subheader has.
     #[inline]
     pub fn platform_id(&self) -> u8 {
-        self.bytes[0] >> 2
+        self.bytes[field::platform::PLATFORM.start] >> 2
     }
 }
 

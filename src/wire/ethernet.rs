@@ -2,16 +2,37 @@
 
 use std::fmt;
 
-use super::{Layer, array_at, header_view, u16_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub mod ethernet {
+        use super::Field;
+
+        pub const DESTINATION: Field = 0..6;
+        pub const SOURCE: Field = 6..12;
+        pub const ETHERTYPE: Field = 12..14;
+    }
+
+    /// A tag without its TPID, which the header or tag before it holds as its EtherType.
+    pub mod vlan {
+        use super::Field;
+
+        /// PCP, DEI and VID.
+        pub const TCI: Field = 0..2;
+        pub const ETHERTYPE: Field = 2..4;
+    }
+}
 
 header_view!(
     /// The 14-byte Ethernet II header.
-    EthernetHeader, 14, Layer::Ethernet
+    EthernetHeader, field::ethernet::ETHERTYPE.end, Layer::Ethernet
 );
 
 header_view!(
     /// One 4-byte VLAN tag as it follows a TPID: TCI, then the next EtherType.
-    VlanTag, 4, Layer::Vlan
+    VlanTag, field::vlan::ETHERTYPE.end, Layer::Vlan
 );
 
 pub mod ethertype {
@@ -51,17 +72,17 @@ impl EthernetHeader<'_> {
     /// Destination address.
     #[inline]
     pub fn dst(&self) -> Mac {
-        Mac(array_at::<0, 6, 14>(self.bytes))
+        Mac(get!(array_at, self.bytes, field::ethernet::DESTINATION))
     }
     /// Source address.
     #[inline]
     pub fn src(&self) -> Mac {
-        Mac(array_at::<6, 6, 14>(self.bytes))
+        Mac(get!(array_at, self.bytes, field::ethernet::SOURCE))
     }
     /// EtherType (or TPID when a VLAN tag follows).
     #[inline]
     pub fn ethertype(&self) -> u16 {
-        u16_at::<12, 14>(self.bytes)
+        get!(u16_at, self.bytes, field::ethernet::ETHERTYPE)
     }
 }
 
@@ -69,22 +90,27 @@ impl VlanTag<'_> {
     /// PCP: priority code point.
     #[inline]
     pub fn pcp(&self) -> u8 {
-        self.bytes[0] >> 5
+        (self.tci() >> 13) as u8
     }
     /// DEI: drop eligible indicator.
     #[inline]
     pub fn dei(&self) -> bool {
-        self.bytes[0] & 0x10 != 0
+        self.tci() & 0x1000 != 0
     }
     /// VID: VLAN identifier.
     #[inline]
     pub fn vid(&self) -> u16 {
-        u16_at::<0, 4>(self.bytes) & 0x0fff
+        self.tci() & 0x0fff
+    }
+    /// TCI: tag control information.
+    #[inline]
+    fn tci(&self) -> u16 {
+        get!(u16_at, self.bytes, field::vlan::TCI)
     }
     /// The EtherType after this tag.
     #[inline]
     pub fn ethertype(&self) -> u16 {
-        u16_at::<2, 4>(self.bytes)
+        get!(u16_at, self.bytes, field::vlan::ETHERTYPE)
     }
 }
 

@@ -1,10 +1,22 @@
 //! Generic Routing Encapsulation (RFC 2784, with the key and sequence number of RFC 2890).
 
-use super::{Layer, header_view, u16_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    /// C, R, K, S and the rest of RFC 1701's flags.
+    pub const FLAGS: usize = 0;
+    /// Five more flag bits, then Ver.
+    pub const VERSION: usize = 1;
+    pub const PROTOCOL_TYPE: Field = 2..4;
+}
+
+const HEADER_LEN: usize = field::PROTOCOL_TYPE.end;
 
 header_view!(
     /// The 4-byte GRE base header: flags, version, protocol type.
-    GreHeader, 4, Layer::Gre
+    GreHeader, HEADER_LEN, Layer::Gre
 );
 
 pub mod protocol {
@@ -26,32 +38,35 @@ const KEY_PRESENT: u8 = 0x20;
 const SEQUENCE_PRESENT: u8 = 0x10;
 
 impl GreHeader<'_> {
+    /// C: Checksum Present.
     #[inline]
     pub fn checksum_present(&self) -> bool {
-        self.bytes[0] & CHECKSUM_PRESENT != 0
+        self.bytes[field::FLAGS] & CHECKSUM_PRESENT != 0
     }
-    /// RFC 1701 source routing; its variable-length entries are not decoded.
+    /// R: RFC 1701 source routing; its variable-length entries are not decoded.
     #[inline]
     pub fn routing_present(&self) -> bool {
-        self.bytes[0] & ROUTING_PRESENT != 0
+        self.bytes[field::FLAGS] & ROUTING_PRESENT != 0
     }
+    /// K: Key Present.
     #[inline]
     pub fn key_present(&self) -> bool {
-        self.bytes[0] & KEY_PRESENT != 0
+        self.bytes[field::FLAGS] & KEY_PRESENT != 0
     }
+    /// S: Sequence Number Present.
     #[inline]
     pub fn sequence_present(&self) -> bool {
-        self.bytes[0] & SEQUENCE_PRESENT != 0
+        self.bytes[field::FLAGS] & SEQUENCE_PRESENT != 0
     }
     /// Ver: 0 for GRE proper, 1 for PPTP's enhanced GRE.
     #[inline]
     pub fn version(&self) -> u8 {
-        self.bytes[1] & 0x07
+        self.bytes[field::VERSION] & 0x07
     }
     /// Protocol Type: the EtherType of the payload.
     #[inline]
     pub fn protocol(&self) -> u16 {
-        u16_at::<2, 4>(self.bytes)
+        get!(u16_at, self.bytes, field::PROTOCOL_TYPE)
     }
     /// Bytes of optional fields (checksum, key, sequence number) after the base header.
     #[inline]

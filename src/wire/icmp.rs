@@ -1,27 +1,37 @@
 //! ICMP (RFC 792) and ICMPv6 (RFC 4443): the type, code and checksum both begin with.
 
-use super::{Layer, header_view, u8_at, u16_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const TYPE: usize = 0;
+    pub const CODE: usize = 1;
+    pub const CHECKSUM: Field = 2..4;
+}
+
+const HEADER_LEN: usize = field::CHECKSUM.end;
 
 header_view!(
     /// The 4 bytes ICMP and ICMPv6 share.
-    IcmpHeader, 4, Layer::Icmp
+    IcmpHeader, HEADER_LEN, Layer::Icmp
 );
 
 impl IcmpHeader<'_> {
     /// Type.
     #[inline]
     pub fn icmp_type(&self) -> u8 {
-        u8_at::<0, 4>(self.bytes)
+        self.bytes[field::TYPE]
     }
     /// Code.
     #[inline]
     pub fn code(&self) -> u8 {
-        u8_at::<1, 4>(self.bytes)
+        self.bytes[field::CODE]
     }
     /// Checksum.
     #[inline]
     pub fn checksum(&self) -> u16 {
-        u16_at::<2, 4>(self.bytes)
+        get!(u16_at, self.bytes, field::CHECKSUM)
     }
 }
 

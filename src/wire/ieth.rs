@@ -1,17 +1,25 @@
 //! Invalidate Extended Transport Header (IBA 9.3.7): SEND with Invalidate.
 
-use super::{Layer, header_view, u32_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const R_KEY: Field = 0..4;
+}
+
+const HEADER_LEN: usize = field::R_KEY.end;
 
 header_view!(
     /// The 4-byte IETH.
-    Ieth, 4, Layer::Ieth
+    Ieth, HEADER_LEN, Layer::Ieth
 );
 
 impl Ieth<'_> {
     /// The R_Key to invalidate.
     #[inline]
     pub fn rkey(&self) -> u32 {
-        u32_at::<0, 4>(self.bytes)
+        get!(u32_at, self.bytes, field::R_KEY)
     }
 }
 
@@ -31,6 +39,6 @@ mod tests {
     #[test]
     fn short_buffer_names_layer_and_offset() {
         let err = Ieth::new_checked(&BYTES[..3], 54).unwrap_err();
-        assert_eq!(err, super::super::DecodeError::short(Layer::Ieth, 54, 4, 3));
+        assert_eq!(err, crate::wire::DecodeError::short(Layer::Ieth, 54, 4, 3));
     }
 }

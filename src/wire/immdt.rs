@@ -1,17 +1,25 @@
 //! Immediate Data Extended Transport Header (IBA 9.3.4).
 
-use super::{Layer, header_view, u32_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const IMMEDIATE_DATA: Field = 0..4;
+}
+
+const HEADER_LEN: usize = field::IMMEDIATE_DATA.end;
 
 header_view!(
     /// The 4-byte ImmDt.
-    ImmDt, 4, Layer::ImmDt
+    ImmDt, HEADER_LEN, Layer::ImmDt
 );
 
 impl ImmDt<'_> {
     /// The immediate value, as the big-endian word on the wire.
     #[inline]
     pub fn value(&self) -> u32 {
-        u32_at::<0, 4>(self.bytes)
+        get!(u32_at, self.bytes, field::IMMEDIATE_DATA)
     }
 }
 
@@ -31,9 +39,6 @@ mod tests {
     #[test]
     fn short_buffer_names_layer_and_offset() {
         let err = ImmDt::new_checked(&BYTES[..2], 54).unwrap_err();
-        assert_eq!(
-            err,
-            super::super::DecodeError::short(Layer::ImmDt, 54, 4, 2)
-        );
+        assert_eq!(err, crate::wire::DecodeError::short(Layer::ImmDt, 54, 4, 2));
     }
 }

@@ -1,22 +1,31 @@
 //! IP over InfiniBand encapsulation header (RFC 4391 section 6).
 
-use super::{Layer, header_view, u16_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const TYPE: Field = 0..2;
+    pub const RESERVED: Field = 2..4;
+}
+
+const HEADER_LEN: usize = field::RESERVED.end;
 
 header_view!(
     /// The 4-byte IPoIB header: an EtherType, then 16 reserved bits.
-    IpoibHeader, 4, Layer::Ipoib
+    IpoibHeader, HEADER_LEN, Layer::Ipoib
 );
 
 impl IpoibHeader<'_> {
     /// Type: the EtherType of what follows.
     #[inline]
     pub fn ethertype(&self) -> u16 {
-        u16_at::<0, 4>(self.bytes)
+        get!(u16_at, self.bytes, field::TYPE)
     }
     /// Reserved: zero on the wire.
     #[inline]
     pub fn reserved(&self) -> u16 {
-        u16_at::<2, 4>(self.bytes)
+        get!(u16_at, self.bytes, field::RESERVED)
     }
 }
 

@@ -2,11 +2,25 @@
 
 use std::net::Ipv6Addr;
 
-use super::{Layer, array_at, header_view, u8_at, u16_at, u32_at};
+use super::{DecodeError, Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    /// Version, Traffic Class and Flow Label share the first word.
+    pub const VER_TC_FLOW: Field = 0..4;
+    pub const PAYLOAD_LEN: Field = 4..6;
+    pub const NEXT_HEADER: usize = 6;
+    pub const HOP_LIMIT: usize = 7;
+    pub const SRC_ADDR: Field = 8..24;
+    pub const DST_ADDR: Field = 24..40;
+}
+
+const HEADER_LEN: usize = field::DST_ADDR.end;
 
 header_view!(
     /// The 40-byte IPv6 header.
-    Ipv6Header, 40, Layer::Ipv6
+    Ipv6Header, HEADER_LEN, Layer::Ipv6
 );
 
 pub mod next_header {
@@ -23,42 +37,62 @@ impl Ipv6Header<'_> {
     /// Version: 6.
     #[inline]
     pub fn version(&self) -> u8 {
-        self.bytes[0] >> 4
+        (self.first_word() >> 28) as u8
     }
     /// Traffic Class, DSCP and ECN together.
     #[inline]
     pub fn traffic_class(&self) -> u8 {
-        ((u16_at::<0, 40>(self.bytes) >> 4) & 0xff) as u8
+        (self.first_word() >> 20) as u8
     }
     /// Flow Label.
     #[inline]
     pub fn flow_label(&self) -> u32 {
-        u32_at::<0, 40>(self.bytes) & 0x000f_ffff
+        self.first_word() & 0x000f_ffff
     }
     /// Payload Length: bytes after this header.
     #[inline]
     pub fn payload_len(&self) -> u16 {
-        u16_at::<4, 40>(self.bytes)
+        get!(u16_at, self.bytes, field::PAYLOAD_LEN)
     }
     /// Next Header.
     #[inline]
     pub fn next_header(&self) -> u8 {
-        u8_at::<6, 40>(self.bytes)
+        self.bytes[field::NEXT_HEADER]
     }
     /// Hop Limit.
     #[inline]
     pub fn hop_limit(&self) -> u8 {
-        u8_at::<7, 40>(self.bytes)
+        self.bytes[field::HOP_LIMIT]
     }
     /// Source address.
     #[inline]
     pub fn src(&self) -> Ipv6Addr {
-        Ipv6Addr::from(array_at::<8, 16, 40>(self.bytes))
+        Ipv6Addr::from(get!(array_at, self.bytes, field::SRC_ADDR))
     }
     /// Destination address.
     #[inline]
     pub fn dst(&self) -> Ipv6Addr {
-        Ipv6Addr::from(array_at::<24, 16, 40>(self.bytes))
+        Ipv6Addr::from(get!(array_at, self.bytes, field::DST_ADDR))
+    }
+    #[inline]
+    fn first_word(&self) -> u32 {
+        get!(u32_at, self.bytes, field::VER_TC_FLOW)
+    }
+
+    /// Checks Payload Length: the header and its payload must fit the `room` the frame
+    /// leaves from the header's start. `offset`, the header's, labels an error. The
+    /// datagram's length in bytes, this header included.
+    #[inline]
+    pub fn check_len(&self, offset: usize, room: usize) -> Result<usize, DecodeError> {
+        let len = HEADER_LEN + usize::from(self.payload_len());
+        if len > room {
+            return Err(DecodeError::invalid(
+                Layer::Ipv6,
+                offset + field::PAYLOAD_LEN.start,
+                "payload length exceeds the frame",
+            ));
+        }
+        Ok(len)
     }
 }
 
@@ -88,11 +122,16 @@ mod tests {
     }
 
     #[test]
+    fn payload_length_fits_the_frame() {
+        let ip = Ipv6Header::new_checked(&BYTES, 18).unwrap();
+        assert_eq!(ip.check_len(18, 88), Ok(88));
+        let too_long = DecodeError::invalid(Layer::Ipv6, 22, "payload length exceeds the frame");
+        assert_eq!(ip.check_len(18, 87), Err(too_long));
+    }
+
+    #[test]
     fn short_buffer_names_layer_and_offset() {
         let err = Ipv6Header::new_checked(&BYTES[..39], 18).unwrap_err();
-        assert_eq!(
-            err,
-            super::super::DecodeError::short(Layer::Ipv6, 18, 40, 39)
-        );
+        assert_eq!(err, DecodeError::short(Layer::Ipv6, 18, 40, 39));
     }
 }

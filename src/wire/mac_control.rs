@@ -1,29 +1,51 @@
 //! MAC Control frames (EtherType 0x8808): 802.3x PAUSE and 802.1Qbb PFC.
 
-use super::{Layer, header_view, u16_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    /// Every MAC Control frame begins with it.
+    pub const OPCODE: Field = 0..2;
+
+    pub mod pfc {
+        use super::Field;
+
+        pub const CLASS_ENABLE_VECTOR: Field = 2..4;
+        /// Time (quanta) of priorities 0 to 7, two bytes each.
+        pub const TIMES: Field = 4..20;
+    }
+
+    pub mod pause {
+        use super::Field;
+
+        pub const QUANTA: Field = 2..4;
+    }
+}
 
 header_view!(
     /// The 2-byte MAC Control opcode.
-    MacControlOpcode, 2, Layer::MacControl
+    MacControlOpcode, field::OPCODE.end, Layer::MacControl
 );
 
 header_view!(
     /// 802.1Qbb priority-based flow control: opcode, class-enable vector, eight quanta.
-    Pfc, 20, Layer::MacControl
+    Pfc, field::pfc::TIMES.end, Layer::MacControl
 );
 
 header_view!(
     /// 802.3x PAUSE: opcode and one quanta.
-    Pause, 4, Layer::MacControl
+    Pause, field::pause::QUANTA.end, Layer::MacControl
 );
 
 pub const OPCODE_PAUSE: u16 = 0x0001;
 pub const OPCODE_PFC: u16 = 0x0101;
 
 impl MacControlOpcode<'_> {
+    /// MAC Control Opcode: PAUSE or PFC.
     #[inline]
     pub fn opcode(&self) -> u16 {
-        u16_at::<0, 2>(self.bytes)
+        get!(u16_at, self.bytes, field::OPCODE)
     }
 }
 
@@ -31,7 +53,7 @@ impl Pfc<'_> {
     /// Class-enable vector: bit n set means priority n's quanta is valid.
     #[inline]
     pub fn class_enable(&self) -> u16 {
-        u16_at::<2, 20>(self.bytes)
+        get!(u16_at, self.bytes, field::pfc::CLASS_ENABLE_VECTOR)
     }
     /// Whether priority `n` (0..=7) is enabled in this frame.
     #[inline]
@@ -41,8 +63,8 @@ impl Pfc<'_> {
     /// Pause quanta of priorities 0..=7; each quantum is 512 bit times.
     #[inline]
     pub fn quanta(&self) -> [u16; 8] {
-        let b = self.bytes;
-        std::array::from_fn(|i| u16::from_be_bytes([b[4 + 2 * i], b[5 + 2 * i]]))
+        let times: [u8; 16] = get!(array_at, self.bytes, field::pfc::TIMES);
+        std::array::from_fn(|i| u16::from_be_bytes([times[2 * i], times[2 * i + 1]]))
     }
 }
 
@@ -50,7 +72,7 @@ impl Pause<'_> {
     /// Pause quanta; 0 resumes transmission.
     #[inline]
     pub fn quanta(&self) -> u16 {
-        u16_at::<2, 4>(self.bytes)
+        get!(u16_at, self.bytes, field::pause::QUANTA)
     }
 }
 

@@ -7,7 +7,7 @@ pub mod perf;
 pub mod sa;
 pub mod smp;
 
-use super::{Layer, header_view, u8_at, u16_at, u32_at, u64_at};
+use super::{Field, Layer, get, header_view};
 
 /// Every MAD on IB and RoCE is exactly this long.
 pub const MAD_LEN: usize = 256;
@@ -24,50 +24,72 @@ pub mod class {
     pub const SUBN_DIRECTED_ROUTE: u8 = 0x81;
 }
 
+mod field {
+    use super::Field;
+
+    pub const BASE_VERSION: usize = 0;
+    pub const MGMT_CLASS: usize = 1;
+    pub const CLASS_VERSION: usize = 2;
+    /// R and Method.
+    pub const METHOD: usize = 3;
+    pub const STATUS: Field = 4..6;
+    pub const CLASS_SPECIFIC: Field = 6..8;
+    pub const TRANSACTION_ID: Field = 8..16;
+    /// Two reserved bytes follow.
+    pub const ATTRIBUTE_ID: Field = 16..18;
+    pub const ATTRIBUTE_MODIFIER: Field = 20..24;
+}
+
 header_view!(
     /// The 24-byte common MAD header (IBA 13.4.3).
-    MadHeader, 24, Layer::Mad
+    MadHeader, field::ATTRIBUTE_MODIFIER.end, Layer::Mad
 );
 
 impl MadHeader<'_> {
+    /// BaseVersion: 1.
     #[inline]
     pub fn base_version(&self) -> u8 {
-        u8_at::<0, 24>(self.bytes)
+        self.bytes[field::BASE_VERSION]
     }
+    /// MgmtClass: management class.
     #[inline]
     pub fn mgmt_class(&self) -> u8 {
-        u8_at::<1, 24>(self.bytes)
+        self.bytes[field::MGMT_CLASS]
     }
+    /// ClassVersion.
     #[inline]
     pub fn class_version(&self) -> u8 {
-        u8_at::<2, 24>(self.bytes)
+        self.bytes[field::CLASS_VERSION]
     }
     /// The method, response bit (0x80) included.
     #[inline]
     pub fn method(&self) -> u8 {
-        u8_at::<3, 24>(self.bytes)
+        self.bytes[field::METHOD]
     }
     /// The whole 16-bit field; a directed-route SMP keeps its D bit in the top bit.
     #[inline]
     pub fn status(&self) -> u16 {
-        u16_at::<4, 24>(self.bytes)
+        get!(u16_at, self.bytes, field::STATUS)
     }
     /// Hop pointer (high byte) and hop count (low byte) in a directed-route SMP.
     #[inline]
     pub fn class_specific(&self) -> u16 {
-        u16_at::<6, 24>(self.bytes)
+        get!(u16_at, self.bytes, field::CLASS_SPECIFIC)
     }
+    /// TransactionID.
     #[inline]
     pub fn tid(&self) -> u64 {
-        u64_at::<8, 24>(self.bytes)
+        get!(u64_at, self.bytes, field::TRANSACTION_ID)
     }
+    /// AttributeID.
     #[inline]
     pub fn attr_id(&self) -> u16 {
-        u16_at::<16, 24>(self.bytes)
+        get!(u16_at, self.bytes, field::ATTRIBUTE_ID)
     }
+    /// AttributeModifier.
     #[inline]
     pub fn attr_mod(&self) -> u32 {
-        u32_at::<20, 24>(self.bytes)
+        get!(u32_at, self.bytes, field::ATTRIBUTE_MODIFIER)
     }
     pub fn is_directed_route(&self) -> bool {
         self.mgmt_class() == class::SUBN_DIRECTED_ROUTE
@@ -81,17 +103,6 @@ impl MadHeader<'_> {
     }
     pub fn hop_count(&self) -> u8 {
         self.class_specific() as u8
-    }
-}
-
-/// `L` bytes at constant offset `S` of a checked view, as an array reference.
-#[inline]
-pub(crate) fn sub_at<const S: usize, const L: usize, const N: usize>(b: &[u8; N]) -> &[u8; L] {
-    const { assert!(S + L <= N) };
-    match b[S..].first_chunk::<L>() {
-        Some(part) => part,
-        // The const assertion above rules this out at compile time.
-        None => unreachable!(),
     }
 }
 

@@ -1,8 +1,14 @@
 //! Typed, zero-copy views over protocol headers.
 //!
-//! Every header is a `Copy` view holding a reference to a fixed-size array. The length is
-//! checked once, in `new_checked`; after that the accessors index a `[u8; N]` with
-//! constants, so the compiler proves they cannot panic and emits no bounds checks.
+//! Every header is a `Copy` view holding a reference to a fixed-size array. Each file states
+//! its header's field offsets once, in a private `mod field`, and derives the header's
+//! length from the last field. The length is checked once, in `new_checked`; after that the
+//! accessors index a `[u8; N]` with those constants, so the compiler proves they cannot
+//! panic and emits no bounds checks.
+//!
+//! A header with a length field checks it in its own `check_len`, against the room its
+//! enclosing layer leaves, and names the field's offset in the error, so each length is
+//! validated in one place whichever path through the frame reaches it.
 
 pub mod aeth;
 pub mod arp;
@@ -204,6 +210,11 @@ pub fn take<const N: usize>(
     }
 }
 
+/// Where a field lies in its header: the byte range the standard draws it over. Each header
+/// file keeps its fields in a private `mod field`, and the header's length follows from the
+/// last of them.
+pub(crate) type Field = std::ops::Range<usize>;
+
 /// Declares a header view: a `Copy` struct over `&[u8; LEN]` with `new_checked`,
 /// `new_unchecked`-free construction and access to the raw bytes.
 macro_rules! header_view {
@@ -220,7 +231,7 @@ macro_rules! header_view {
             /// Checks the length once; `offset` only labels an error.
             #[inline]
             pub fn new_checked(buf: &'a [u8], offset: usize) -> Result<Self, $crate::wire::DecodeError> {
-                $crate::wire::take::<$len>(buf, $layer, offset).map(|bytes| $name { bytes })
+                $crate::wire::take::<{ $len }>(buf, $layer, offset).map(|bytes| $name { bytes })
             }
 
             #[inline]
@@ -238,36 +249,50 @@ macro_rules! header_view {
 }
 pub(crate) use header_view;
 
-// Field readers at a constant offset. The `const` assertion turns an out-of-range field into a
-// compile error, so the index checks below are provably dead and the optimiser drops them.
-
-#[inline]
-pub(crate) fn u8_at<const S: usize, const N: usize>(b: &[u8; N]) -> u8 {
-    const { assert!(S < N) };
-    b[S]
+/// Reads the field `$field`, a [`Field`] constant, out of a checked view's byte array with
+/// one of the readers below (`u16_at`, `u24_at`, `u32_at`, `u64_at`, `array_at`, `sub_at`):
+/// `get!(u16_at, self.bytes, field::LENGTH)`. The range reaches the reader as constants, so
+/// a field of the wrong width or past the array is a compile error and the indexing below
+/// compiles to plain loads.
+macro_rules! get {
+    (array_at, $bytes:expr, $field:expr) => {
+        $crate::wire::array_at::<{ $field.start }, { $field.end }, _, _>($bytes)
+    };
+    (sub_at, $bytes:expr, $field:expr) => {
+        $crate::wire::sub_at::<{ $field.start }, { $field.end }, _, _>($bytes)
+    };
+    ($read:ident, $bytes:expr, $field:expr) => {
+        $crate::wire::$read::<{ $field.start }, { $field.end }, _>($bytes)
+    };
 }
+pub(crate) use get;
+
+// Field readers over the constant range `S..E`. The `const` assertion turns a field of the
+// wrong width or out of range into a compile error, so the index checks below are provably
+// dead and the optimiser drops them. Single bytes need no reader: a constant index into the
+// array is checked at compile time already.
 
 #[inline]
-pub(crate) fn u16_at<const S: usize, const N: usize>(b: &[u8; N]) -> u16 {
-    const { assert!(S + 2 <= N) };
+pub(crate) fn u16_at<const S: usize, const E: usize, const N: usize>(b: &[u8; N]) -> u16 {
+    const { assert!(S + 2 == E && E <= N) };
     u16::from_be_bytes([b[S], b[S + 1]])
 }
 
 #[inline]
-pub(crate) fn u24_at<const S: usize, const N: usize>(b: &[u8; N]) -> u32 {
-    const { assert!(S + 3 <= N) };
+pub(crate) fn u24_at<const S: usize, const E: usize, const N: usize>(b: &[u8; N]) -> u32 {
+    const { assert!(S + 3 == E && E <= N) };
     u32::from_be_bytes([0, b[S], b[S + 1], b[S + 2]])
 }
 
 #[inline]
-pub(crate) fn u32_at<const S: usize, const N: usize>(b: &[u8; N]) -> u32 {
-    const { assert!(S + 4 <= N) };
+pub(crate) fn u32_at<const S: usize, const E: usize, const N: usize>(b: &[u8; N]) -> u32 {
+    const { assert!(S + 4 == E && E <= N) };
     u32::from_be_bytes([b[S], b[S + 1], b[S + 2], b[S + 3]])
 }
 
 #[inline]
-pub(crate) fn u64_at<const S: usize, const N: usize>(b: &[u8; N]) -> u64 {
-    const { assert!(S + 8 <= N) };
+pub(crate) fn u64_at<const S: usize, const E: usize, const N: usize>(b: &[u8; N]) -> u64 {
+    const { assert!(S + 8 == E && E <= N) };
     u64::from_be_bytes([
         b[S],
         b[S + 1],
@@ -281,9 +306,24 @@ pub(crate) fn u64_at<const S: usize, const N: usize>(b: &[u8; N]) -> u64 {
 }
 
 #[inline]
-pub(crate) fn array_at<const S: usize, const L: usize, const N: usize>(b: &[u8; N]) -> [u8; L] {
-    const { assert!(S + L <= N) };
+pub(crate) fn array_at<const S: usize, const E: usize, const N: usize, const L: usize>(
+    b: &[u8; N],
+) -> [u8; L] {
+    const { assert!(S + L == E && E <= N) };
     let mut out = [0u8; L];
-    out.copy_from_slice(&b[S..S + L]);
+    out.copy_from_slice(&b[S..E]);
     out
+}
+
+/// The field's bytes in place, as an array reference: for blocks a view hands on whole.
+#[inline]
+pub(crate) fn sub_at<const S: usize, const E: usize, const N: usize, const L: usize>(
+    b: &[u8; N],
+) -> &[u8; L] {
+    const { assert!(S + L == E && E <= N) };
+    match b[S..].first_chunk::<L>() {
+        Some(part) => part,
+        // The const assertion above rules this out at compile time.
+        None => unreachable!(),
+    }
 }

@@ -1,17 +1,26 @@
 //! Reliable Datagram Extended Transport Header (IBA 9.3.1).
 
-use super::{Layer, header_view, u24_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    /// After one reserved byte.
+    pub const EE_CONTEXT: Field = 1..4;
+}
+
+const HEADER_LEN: usize = field::EE_CONTEXT.end;
 
 header_view!(
     /// The 4-byte RDETH.
-    Rdeth, 4, Layer::Rdeth
+    Rdeth, HEADER_LEN, Layer::Rdeth
 );
 
 impl Rdeth<'_> {
     /// EE-Context: the end-to-end context the RD packet belongs to.
     #[inline]
     pub fn eecnxt(&self) -> u32 {
-        u24_at::<1, 4>(self.bytes)
+        get!(u24_at, self.bytes, field::EE_CONTEXT)
     }
 }
 

@@ -1,27 +1,37 @@
 //! RDMA Extended Transport Header (IBA 9.3.3): the remote buffer of a WRITE or READ.
 
-use super::{Layer, header_view, u32_at, u64_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const VA: Field = 0..8;
+    pub const R_KEY: Field = 8..12;
+    pub const DMA_LENGTH: Field = 12..16;
+}
+
+const HEADER_LEN: usize = field::DMA_LENGTH.end;
 
 header_view!(
     /// The 16-byte RETH.
-    Reth, 16, Layer::Reth
+    Reth, HEADER_LEN, Layer::Reth
 );
 
 impl Reth<'_> {
     /// Virtual Address of the remote buffer.
     #[inline]
     pub fn va(&self) -> u64 {
-        u64_at::<0, 16>(self.bytes)
+        get!(u64_at, self.bytes, field::VA)
     }
     /// R_Key: remote key.
     #[inline]
     pub fn rkey(&self) -> u32 {
-        u32_at::<8, 16>(self.bytes)
+        get!(u32_at, self.bytes, field::R_KEY)
     }
     /// DMA Length in bytes.
     #[inline]
     pub fn dma_len(&self) -> u32 {
-        u32_at::<12, 16>(self.bytes)
+        get!(u32_at, self.bytes, field::DMA_LENGTH)
     }
 }
 

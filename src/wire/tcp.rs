@@ -1,37 +1,74 @@
 //! TCP header (RFC 9293), the fixed 20 bytes.
 
-use super::{Layer, header_view, u8_at, u16_at, u32_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const SRC_PORT: Field = 0..2;
+    pub const DST_PORT: Field = 2..4;
+    pub const SEQ_NUM: Field = 4..8;
+    pub const ACK_NUM: Field = 8..12;
+    /// Data Offset and four reserved bits.
+    pub const DATA_OFFSET: usize = 12;
+    pub const FLAGS: usize = 13;
+    pub const WINDOW: Field = 14..16;
+    pub const CHECKSUM: Field = 16..18;
+    pub const URGENT_POINTER: Field = 18..20;
+}
+
+const HEADER_LEN: usize = field::URGENT_POINTER.end;
 
 header_view!(
     /// The fixed 20-byte TCP header; options follow when the data offset says so.
-    TcpHeader, 20, Layer::Tcp
+    TcpHeader, HEADER_LEN, Layer::Tcp
 );
 
 impl TcpHeader<'_> {
     /// Source Port.
     #[inline]
     pub fn src_port(&self) -> u16 {
-        u16_at::<0, 20>(self.bytes)
+        get!(u16_at, self.bytes, field::SRC_PORT)
     }
     /// Destination Port.
     #[inline]
     pub fn dst_port(&self) -> u16 {
-        u16_at::<2, 20>(self.bytes)
+        get!(u16_at, self.bytes, field::DST_PORT)
     }
     /// Sequence Number.
     #[inline]
     pub fn seq(&self) -> u32 {
-        u32_at::<4, 20>(self.bytes)
+        get!(u32_at, self.bytes, field::SEQ_NUM)
+    }
+    /// Acknowledgment Number.
+    #[inline]
+    pub fn ack(&self) -> u32 {
+        get!(u32_at, self.bytes, field::ACK_NUM)
     }
     /// Data Offset, in bytes.
     #[inline]
     pub fn header_len(&self) -> usize {
-        usize::from(u8_at::<12, 20>(self.bytes) >> 4) * 4
+        usize::from(self.bytes[field::DATA_OFFSET] >> 4) * 4
     }
     /// The eight flag bits, CWR to FIN.
     #[inline]
     pub fn flags(&self) -> u8 {
-        u8_at::<13, 20>(self.bytes)
+        self.bytes[field::FLAGS]
+    }
+    /// Window.
+    #[inline]
+    pub fn window(&self) -> u16 {
+        get!(u16_at, self.bytes, field::WINDOW)
+    }
+    /// Checksum.
+    #[inline]
+    pub fn checksum(&self) -> u16 {
+        get!(u16_at, self.bytes, field::CHECKSUM)
+    }
+    /// Urgent Pointer.
+    #[inline]
+    pub fn urgent_pointer(&self) -> u16 {
+        get!(u16_at, self.bytes, field::URGENT_POINTER)
     }
 }
 
@@ -48,5 +85,14 @@ mod tests {
         let tcp = TcpHeader::new_checked(&bytes, 44).unwrap();
         assert_eq!((tcp.src_port(), tcp.dst_port()), (34170, 22));
         assert_eq!((tcp.seq(), tcp.header_len(), tcp.flags()), (1, 32, 0x02));
+        assert_eq!(
+            (
+                tcp.ack(),
+                tcp.window(),
+                tcp.checksum(),
+                tcp.urgent_pointer()
+            ),
+            (0, 0x80d7, 0, 0)
+        );
     }
 }

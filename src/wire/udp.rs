@@ -1,10 +1,21 @@
 //! UDP header (RFC 768).
 
-use super::{Layer, header_view, u16_at};
+use super::{DecodeError, Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub const SRC_PORT: Field = 0..2;
+    pub const DST_PORT: Field = 2..4;
+    pub const LENGTH: Field = 4..6;
+    pub const CHECKSUM: Field = 6..8;
+}
+
+const HEADER_LEN: usize = field::CHECKSUM.end;
 
 header_view!(
     /// The 8-byte UDP header.
-    UdpHeader, 8, Layer::Udp
+    UdpHeader, HEADER_LEN, Layer::Udp
 );
 
 /// The IANA port of RoCE v2.
@@ -14,22 +25,42 @@ impl UdpHeader<'_> {
     /// Source Port.
     #[inline]
     pub fn src_port(&self) -> u16 {
-        u16_at::<0, 8>(self.bytes)
+        get!(u16_at, self.bytes, field::SRC_PORT)
     }
     /// Destination Port.
     #[inline]
     pub fn dst_port(&self) -> u16 {
-        u16_at::<2, 8>(self.bytes)
+        get!(u16_at, self.bytes, field::DST_PORT)
     }
     /// Length: header and data.
     #[inline]
     pub fn length(&self) -> u16 {
-        u16_at::<4, 8>(self.bytes)
+        get!(u16_at, self.bytes, field::LENGTH)
     }
     /// Checksum.
     #[inline]
     pub fn checksum(&self) -> u16 {
-        u16_at::<6, 8>(self.bytes)
+        get!(u16_at, self.bytes, field::CHECKSUM)
+    }
+
+    /// Checks Length: it must cover the header and fit the `room` the IP datagram leaves
+    /// from the header's start. `offset`, the header's, labels an error. The datagram's
+    /// length in bytes.
+    #[inline]
+    pub fn check_len(&self, offset: usize, room: usize) -> Result<usize, DecodeError> {
+        let length = usize::from(self.length());
+        let at = offset + field::LENGTH.start;
+        if length < HEADER_LEN {
+            return Err(DecodeError::invalid(Layer::Udp, at, "UDP length below 8"));
+        }
+        if length > room {
+            return Err(DecodeError::invalid(
+                Layer::Udp,
+                at,
+                "UDP length exceeds the IP datagram",
+            ));
+        }
+        Ok(length)
     }
 }
 
@@ -51,8 +82,30 @@ mod tests {
     }
 
     #[test]
+    fn length_covers_the_header_and_fits_the_datagram() {
+        let udp = UdpHeader::new_checked(&BYTES, 34).unwrap();
+        assert_eq!(udp.check_len(34, 56), Ok(56));
+        assert_eq!(udp.check_len(34, 100), Ok(56));
+        assert_eq!(
+            udp.check_len(34, 55),
+            Err(DecodeError::invalid(
+                Layer::Udp,
+                38,
+                "UDP length exceeds the IP datagram"
+            ))
+        );
+        let mut short = BYTES;
+        short[4..6].copy_from_slice(&[0, 7]);
+        let udp = UdpHeader::new_checked(&short, 34).unwrap();
+        assert_eq!(
+            udp.check_len(34, 56),
+            Err(DecodeError::invalid(Layer::Udp, 38, "UDP length below 8"))
+        );
+    }
+
+    #[test]
     fn short_buffer_names_layer_and_offset() {
         let err = UdpHeader::new_checked(&BYTES[..7], 34).unwrap_err();
-        assert_eq!(err, super::super::DecodeError::short(Layer::Udp, 34, 8, 7));
+        assert_eq!(err, DecodeError::short(Layer::Udp, 34, 8, 7));
     }
 }

@@ -1,10 +1,22 @@
 //! VXLAN (RFC 7348): an Ethernet frame inside UDP.
 
-use super::{Layer, header_view, u24_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    /// Eight flag bits; 24 reserved bits follow.
+    pub const FLAGS: usize = 0;
+    /// VXLAN Network Identifier; one reserved byte follows.
+    pub const VNI: Field = 4..7;
+}
+
+/// The VNI and the reserved byte that ends the header.
+const HEADER_LEN: usize = field::VNI.end + 1;
 
 header_view!(
     /// The 8-byte VXLAN header.
-    VxlanHeader, 8, Layer::Vxlan
+    VxlanHeader, HEADER_LEN, Layer::Vxlan
 );
 
 /// The IANA port of VXLAN.
@@ -14,17 +26,17 @@ impl VxlanHeader<'_> {
     /// The flags byte; only I (0x08) is defined.
     #[inline]
     pub fn flags(&self) -> u8 {
-        self.bytes[0]
+        self.bytes[field::FLAGS]
     }
     /// I: the VNI is valid.
     #[inline]
     pub fn vni_valid(&self) -> bool {
-        self.bytes[0] & 0x08 != 0
+        self.bytes[field::FLAGS] & 0x08 != 0
     }
     /// VNI: the 24-bit segment identifier.
     #[inline]
     pub fn vni(&self) -> u32 {
-        u24_at::<4, 8>(self.bytes)
+        get!(u24_at, self.bytes, field::VNI)
     }
 }
 

@@ -1,17 +1,26 @@
 //! XRC Extended Transport Header (IBA annex A14): the target shared receive queue.
 
-use super::{Layer, header_view, u24_at};
+use super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    /// After eight reserved bits.
+    pub const XRCSRQ: Field = 1..4;
+}
+
+const HEADER_LEN: usize = field::XRCSRQ.end;
 
 header_view!(
     /// The 4-byte XRCETH.
-    XrcEth, 4, Layer::XrcEth
+    XrcEth, HEADER_LEN, Layer::XrcEth
 );
 
 impl XrcEth<'_> {
     /// XRCSRQ: the XRC shared receive queue number.
     #[inline]
     pub fn xrcsrq(&self) -> u32 {
-        u24_at::<1, 4>(self.bytes)
+        get!(u24_at, self.bytes, field::XRCSRQ)
     }
 }
 
@@ -34,7 +43,7 @@ mod tests {
         let err = XrcEth::new_checked(&BYTES[..3], 54).unwrap_err();
         assert_eq!(
             err,
-            super::super::DecodeError::short(Layer::XrcEth, 54, 4, 3)
+            crate::wire::DecodeError::short(Layer::XrcEth, 54, 4, 3)
         );
     }
 }

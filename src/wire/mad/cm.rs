@@ -4,11 +4,126 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::super::{Layer, array_at, header_view, u8_at, u16_at, u32_at, u64_at};
+use super::super::{Field, Layer, get, header_view};
+
+/// Where each message puts its fields, after the MAD header (IBA 12.6).
+mod field {
+    use super::Field;
+
+    /// Every message but the SIDR pair begins with the two communication IDs.
+    pub const LOCAL_COMM_ID: Field = 0..4;
+    pub const REMOTE_COMM_ID: Field = 4..8;
+    /// The CM body: what follows the MAD header.
+    pub const BODY: Field = 0..232;
+
+    /// ConnectRequest (IBA 12.6.5).
+    pub mod req {
+        use super::Field;
+
+        pub const SERVICE_ID: Field = 8..16;
+        pub const LOCAL_CA_GUID: Field = 16..24;
+        pub const LOCAL_Q_KEY: Field = 28..32;
+        /// Local QPN, then Responder Resources.
+        pub const LOCAL_QPN: Field = 32..35;
+        pub const RESPONDER_RESOURCES: usize = 35;
+        pub const INITIATOR_DEPTH: usize = 39;
+        /// Remote CM Response Timeout, Transport Service Type, End-to-End Flow Control.
+        pub const TRANSPORT_SERVICE_TYPE: usize = 43;
+        pub const STARTING_PSN: Field = 44..47;
+        /// Local CM Response Timeout and Retry Count.
+        pub const RETRY_COUNT: usize = 47;
+        pub const PARTITION_KEY: Field = 48..50;
+        /// Path Packet Payload MTU, RDC Exists and RNR Retry Count.
+        pub const MTU_RNR_RETRY: usize = 50;
+        /// Max CM Retries, SRQ and Extended Transport Type.
+        pub const MAX_CM_RETRIES_SRQ: usize = 51;
+        pub const PRIMARY_LOCAL_LID: Field = 52..54;
+        pub const PRIMARY_REMOTE_LID: Field = 54..56;
+        pub const PRIMARY_LOCAL_GID: Field = 56..72;
+        pub const PRIMARY_REMOTE_GID: Field = 72..88;
+        /// Primary Flow Label in the top 20 bits, then reserved bits and Packet Rate.
+        pub const PRIMARY_FLOW_LABEL: Field = 88..92;
+        pub const PRIMARY_PACKET_RATE: usize = 91;
+        pub const PRIMARY_TRAFFIC_CLASS: usize = 92;
+        pub const PRIMARY_HOP_LIMIT: usize = 93;
+        /// Primary SL, Subnet Local and reserved bits.
+        pub const PRIMARY_SL: usize = 94;
+        /// Primary Local ACK Timeout and reserved bits.
+        pub const PRIMARY_LOCAL_ACK_TIMEOUT: usize = 95;
+        pub const PRIVATE_DATA: Field = 140..232;
+    }
+
+    /// ConnectReply (IBA 12.6.8).
+    pub mod rep {
+        use super::Field;
+
+        pub const LOCAL_Q_KEY: Field = 8..12;
+        pub const LOCAL_QPN: Field = 12..15;
+        pub const STARTING_PSN: Field = 20..23;
+        pub const RESPONDER_RESOURCES: usize = 24;
+        pub const INITIATOR_DEPTH: usize = 25;
+        /// Failover Accepted, End-to-End Flow Control, RNR Retry Count and SRQ.
+        pub const RNR_RETRY_SRQ: usize = 27;
+        pub const LOCAL_CA_GUID: Field = 28..36;
+    }
+
+    /// ConnectReject (IBA 12.6.7).
+    pub mod rej {
+        use super::Field;
+
+        /// Message REJected, then reserved bits.
+        pub const MESSAGE_REJECTED: usize = 8;
+        pub const REASON: Field = 10..12;
+    }
+
+    /// DisconnectRequest (IBA 12.6.10).
+    pub mod dreq {
+        use super::Field;
+
+        pub const REMOTE_QPN: Field = 8..11;
+    }
+
+    /// LoadAlternatePath (IBA 12.8.1).
+    pub mod lap {
+        use super::Field;
+
+        pub const REMOTE_QPN: Field = 12..15;
+    }
+
+    /// ServiceIDResolutionRequest and Response (IBA 12.11).
+    pub mod sidr {
+        use super::Field;
+
+        /// In place of the communication IDs, both messages.
+        pub const REQUEST_ID: Field = 0..4;
+        pub const REQ_SERVICE_ID: Field = 8..16;
+        pub const REP_QPN: Field = 8..11;
+        pub const REP_SERVICE_ID: Field = 12..20;
+    }
+
+    /// The RDMA IP CM private-data header (IBA Annex A11).
+    pub mod ip_cm {
+        use super::Field;
+
+        /// MajV and MinV.
+        pub const VERSIONS: usize = 0;
+        /// IPV and four reserved bits.
+        pub const IP_VERSION: usize = 1;
+        pub const SOURCE_PORT: Field = 2..4;
+        pub const SOURCE_IP: Field = 4..20;
+        /// An IPv4 source address: the last 4 bytes of the 16.
+        pub const SOURCE_IPV4: Field = 16..20;
+        pub const DESTINATION_IP: Field = 20..36;
+        pub const DESTINATION_IPV4: Field = 32..36;
+    }
+}
+
+/// The bytes after the MAD header.
+type Body = [u8; field::BODY.end];
 
 header_view!(
     /// The 232 bytes after the MAD header, laid out by the message the attribute ID names.
-    CmBody, 232, Layer::Cm
+    CmBody, field::BODY.end, Layer::Cm
 );
 
 /// The CM message an attribute ID names.
@@ -84,7 +199,7 @@ impl<'a> Cm<'a> {
         self.msg
     }
 
-    fn bytes(&self) -> &'a [u8; 232] {
+    fn bytes(&self) -> &'a Body {
         self.body.bytes()
     }
 
@@ -98,25 +213,28 @@ impl<'a> Cm<'a> {
 
     /// The sender's communication ID; SIDR messages have a request ID instead.
     pub fn local_comm_id(&self) -> Option<u32> {
-        (!self.msg.is_sidr()).then(|| u32_at::<0, 232>(self.bytes()))
+        (!self.msg.is_sidr()).then(|| get!(u32_at, self.bytes(), field::LOCAL_COMM_ID))
     }
 
     /// The peer's communication ID, which a REQ does not know yet.
     pub fn remote_comm_id(&self) -> Option<u32> {
-        (!self.msg.is_sidr() && self.msg != CmMsg::Req).then(|| u32_at::<4, 232>(self.bytes()))
+        (!self.msg.is_sidr() && self.msg != CmMsg::Req)
+            .then(|| get!(u32_at, self.bytes(), field::REMOTE_COMM_ID))
     }
 
     /// SIDR_REQ and SIDR_REP: the ID pairing the two.
     pub fn request_id(&self) -> Option<u32> {
-        self.msg.is_sidr().then(|| u32_at::<0, 232>(self.bytes()))
+        self.msg
+            .is_sidr()
+            .then(|| get!(u32_at, self.bytes(), field::sidr::REQUEST_ID))
     }
 
     /// The sender's QP: REQ and REP, and the QP a SIDR_REP resolves to.
     pub fn local_qpn(&self) -> Option<u32> {
         match self.msg {
-            CmMsg::Req => Some(u32_at::<32, 232>(self.bytes()) >> 8),
-            CmMsg::Rep => Some(u32_at::<12, 232>(self.bytes()) >> 8),
-            CmMsg::SidrRep => Some(u32_at::<8, 232>(self.bytes()) >> 8),
+            CmMsg::Req => Some(get!(u24_at, self.bytes(), field::req::LOCAL_QPN)),
+            CmMsg::Rep => Some(get!(u24_at, self.bytes(), field::rep::LOCAL_QPN)),
+            CmMsg::SidrRep => Some(get!(u24_at, self.bytes(), field::sidr::REP_QPN)),
             _ => None,
         }
     }
@@ -124,8 +242,8 @@ impl<'a> Cm<'a> {
     /// The first PSN the sender will send: REQ and REP.
     pub fn starting_psn(&self) -> Option<u32> {
         match self.msg {
-            CmMsg::Req => Some(u32_at::<44, 232>(self.bytes()) >> 8),
-            CmMsg::Rep => Some(u32_at::<20, 232>(self.bytes()) >> 8),
+            CmMsg::Req => Some(get!(u24_at, self.bytes(), field::req::STARTING_PSN)),
+            CmMsg::Rep => Some(get!(u24_at, self.bytes(), field::rep::STARTING_PSN)),
             _ => None,
         }
     }
@@ -133,8 +251,8 @@ impl<'a> Cm<'a> {
     /// The peer's QP as the sender knows it: DREQ and LAP.
     pub fn remote_qpn(&self) -> Option<u32> {
         match self.msg {
-            CmMsg::Dreq => Some(u32_at::<8, 232>(self.bytes()) >> 8),
-            CmMsg::Lap => Some(u32_at::<12, 232>(self.bytes()) >> 8),
+            CmMsg::Dreq => Some(get!(u24_at, self.bytes(), field::dreq::REMOTE_QPN)),
+            CmMsg::Lap => Some(get!(u24_at, self.bytes(), field::lap::REMOTE_QPN)),
             _ => None,
         }
     }
@@ -142,8 +260,9 @@ impl<'a> Cm<'a> {
     /// The service asked for: REQ and the SIDR pair.
     pub fn service_id(&self) -> Option<u64> {
         match self.msg {
-            CmMsg::Req | CmMsg::SidrReq => Some(u64_at::<8, 232>(self.bytes())),
-            CmMsg::SidrRep => Some(u64_at::<12, 232>(self.bytes())),
+            CmMsg::Req => Some(get!(u64_at, self.bytes(), field::req::SERVICE_ID)),
+            CmMsg::SidrReq => Some(get!(u64_at, self.bytes(), field::sidr::REQ_SERVICE_ID)),
+            CmMsg::SidrRep => Some(get!(u64_at, self.bytes(), field::sidr::REP_SERVICE_ID)),
             _ => None,
         }
     }
@@ -158,117 +277,115 @@ impl<'a> Cm<'a> {
 
     /// REJ: the reason code (IBA table 112).
     pub fn reject_reason(&self) -> Option<u16> {
-        (self.msg == CmMsg::Rej).then(|| u16_at::<10, 232>(self.bytes()))
+        (self.msg == CmMsg::Rej).then(|| get!(u16_at, self.bytes(), field::rej::REASON))
     }
 
     /// REJ: which message is rejected (0 REQ, 1 REP, 2 other).
     pub fn rejected_msg(&self) -> Option<u8> {
-        (self.msg == CmMsg::Rej).then(|| u8_at::<8, 232>(self.bytes()) >> 6)
+        (self.msg == CmMsg::Rej).then(|| self.bytes()[field::rej::MESSAGE_REJECTED] >> 6)
     }
 }
 
 /// A ConnectRequest.
 #[derive(Debug, Clone, Copy)]
-pub struct Req<'a>(&'a [u8; 232]);
+pub struct Req<'a>(&'a Body);
 
 impl<'a> Req<'a> {
     pub fn local_ca_guid(&self) -> u64 {
-        u64_at::<16, 232>(self.0)
+        get!(u64_at, self.0, field::req::LOCAL_CA_GUID)
     }
     pub fn local_qkey(&self) -> u32 {
-        u32_at::<28, 232>(self.0)
+        get!(u32_at, self.0, field::req::LOCAL_Q_KEY)
     }
     pub fn responder_resources(&self) -> u8 {
-        u8_at::<35, 232>(self.0)
+        self.0[field::req::RESPONDER_RESOURCES]
     }
     pub fn initiator_depth(&self) -> u8 {
-        u8_at::<39, 232>(self.0)
+        self.0[field::req::INITIATOR_DEPTH]
     }
     /// 0 RC, 1 UC, 2 RD.
     pub fn transport_type(&self) -> u8 {
-        (u8_at::<43, 232>(self.0) >> 1) & 0x03
+        (self.0[field::req::TRANSPORT_SERVICE_TYPE] >> 1) & 0x03
     }
     pub fn retry_count(&self) -> u8 {
-        u8_at::<47, 232>(self.0) & 0x07
+        self.0[field::req::RETRY_COUNT] & 0x07
     }
     pub fn pkey(&self) -> u16 {
-        u16_at::<48, 232>(self.0)
+        get!(u16_at, self.0, field::req::PARTITION_KEY)
     }
     /// IBA MTU code: 1 = 256 bytes ... 5 = 4096.
     pub fn path_mtu_code(&self) -> u8 {
-        u8_at::<50, 232>(self.0) >> 4
+        self.0[field::req::MTU_RNR_RETRY] >> 4
     }
     pub fn rnr_retry_count(&self) -> u8 {
-        u8_at::<50, 232>(self.0) & 0x07
+        self.0[field::req::MTU_RNR_RETRY] & 0x07
     }
     pub fn max_cm_retries(&self) -> u8 {
-        u8_at::<51, 232>(self.0) >> 4
+        self.0[field::req::MAX_CM_RETRIES_SRQ] >> 4
     }
     pub fn srq(&self) -> bool {
-        u8_at::<51, 232>(self.0) & 0x08 != 0
+        self.0[field::req::MAX_CM_RETRIES_SRQ] & 0x08 != 0
     }
     pub fn primary_local_lid(&self) -> u16 {
-        u16_at::<52, 232>(self.0)
+        get!(u16_at, self.0, field::req::PRIMARY_LOCAL_LID)
     }
     pub fn primary_remote_lid(&self) -> u16 {
-        u16_at::<54, 232>(self.0)
+        get!(u16_at, self.0, field::req::PRIMARY_REMOTE_LID)
     }
     pub fn primary_local_gid(&self) -> Ipv6Addr {
-        Ipv6Addr::from(array_at::<56, 16, 232>(self.0))
+        Ipv6Addr::from(get!(array_at, self.0, field::req::PRIMARY_LOCAL_GID))
     }
     pub fn primary_remote_gid(&self) -> Ipv6Addr {
-        Ipv6Addr::from(array_at::<72, 16, 232>(self.0))
+        Ipv6Addr::from(get!(array_at, self.0, field::req::PRIMARY_REMOTE_GID))
     }
     pub fn primary_flow_label(&self) -> u32 {
-        u32_at::<88, 232>(self.0) >> 12
+        get!(u32_at, self.0, field::req::PRIMARY_FLOW_LABEL) >> 12
     }
     pub fn primary_packet_rate(&self) -> u8 {
-        u8_at::<91, 232>(self.0) & 0x3f
+        self.0[field::req::PRIMARY_PACKET_RATE] & 0x3f
     }
     pub fn primary_traffic_class(&self) -> u8 {
-        u8_at::<92, 232>(self.0)
+        self.0[field::req::PRIMARY_TRAFFIC_CLASS]
     }
     pub fn primary_hop_limit(&self) -> u8 {
-        u8_at::<93, 232>(self.0)
+        self.0[field::req::PRIMARY_HOP_LIMIT]
     }
     pub fn primary_sl(&self) -> u8 {
-        u8_at::<94, 232>(self.0) >> 4
+        self.0[field::req::PRIMARY_SL] >> 4
     }
     pub fn primary_local_ack_timeout(&self) -> u8 {
-        u8_at::<95, 232>(self.0) >> 3
+        self.0[field::req::PRIMARY_LOCAL_ACK_TIMEOUT] >> 3
     }
     /// The RDMA IP CM header of the private data, when the service ID is in the IP range.
     pub fn ip_cm(&self) -> Option<IpCm<'a>> {
-        ip_service(u64_at::<8, 232>(self.0))?;
-        IpCm::new_checked(&self.0[IP_CM_AT..], IP_CM_AT).ok()
+        ip_service(get!(u64_at, self.0, field::req::SERVICE_ID))?;
+        let private_data = &self.0[field::req::PRIVATE_DATA];
+        IpCm::new_checked(private_data, field::req::PRIVATE_DATA.start).ok()
     }
 }
 
-/// The private data starts here in a REQ.
-const IP_CM_AT: usize = 140;
-
 /// A ConnectReply.
 #[derive(Debug, Clone, Copy)]
-pub struct Rep<'a>(&'a [u8; 232]);
+pub struct Rep<'a>(&'a Body);
 
 impl Rep<'_> {
     pub fn local_qkey(&self) -> u32 {
-        u32_at::<8, 232>(self.0)
+        get!(u32_at, self.0, field::rep::LOCAL_Q_KEY)
     }
     pub fn responder_resources(&self) -> u8 {
-        u8_at::<24, 232>(self.0)
+        self.0[field::rep::RESPONDER_RESOURCES]
     }
     pub fn initiator_depth(&self) -> u8 {
-        u8_at::<25, 232>(self.0)
+        self.0[field::rep::INITIATOR_DEPTH]
     }
     pub fn rnr_retry_count(&self) -> u8 {
-        u8_at::<27, 232>(self.0) >> 5
+        self.0[field::rep::RNR_RETRY_SRQ] >> 5
     }
     pub fn srq(&self) -> bool {
-        u8_at::<27, 232>(self.0) & 0x10 != 0
+        self.0[field::rep::RNR_RETRY_SRQ] & 0x10 != 0
     }
     pub fn local_ca_guid(&self) -> u64 {
-        u64_at::<28, 232>(self.0)
+        get!(u64_at, self.0, field::rep::LOCAL_CA_GUID)
     }
 }
 
@@ -290,33 +407,33 @@ pub fn ipoib_cm_qpn(service_id: u64) -> Option<u32> {
 header_view!(
     /// The RDMA IP CM private-data header (IBA Annex A11): versions, IP version, source
     /// port, and the source and destination addresses, IPv4 ones in the last 4 of 16 bytes.
-    IpCm, 36, Layer::Cm
+    IpCm, field::ip_cm::DESTINATION_IP.end, Layer::Cm
 );
 
 impl IpCm<'_> {
     pub fn major_version(&self) -> u8 {
-        u8_at::<0, 36>(self.bytes) >> 4
+        self.bytes[field::ip_cm::VERSIONS] >> 4
     }
     pub fn minor_version(&self) -> u8 {
-        u8_at::<0, 36>(self.bytes) & 0x0f
+        self.bytes[field::ip_cm::VERSIONS] & 0x0f
     }
     pub fn ip_version(&self) -> u8 {
-        u8_at::<1, 36>(self.bytes) >> 4
+        self.bytes[field::ip_cm::IP_VERSION] >> 4
     }
     pub fn src_port(&self) -> u16 {
-        u16_at::<2, 36>(self.bytes)
+        get!(u16_at, self.bytes, field::ip_cm::SOURCE_PORT)
     }
     /// `None` when the IP version is neither 4 nor 6.
     pub fn src_ip(&self) -> Option<IpAddr> {
         self.address(
-            array_at::<16, 4, 36>(self.bytes),
-            array_at::<4, 16, 36>(self.bytes),
+            get!(array_at, self.bytes, field::ip_cm::SOURCE_IPV4),
+            get!(array_at, self.bytes, field::ip_cm::SOURCE_IP),
         )
     }
     pub fn dst_ip(&self) -> Option<IpAddr> {
         self.address(
-            array_at::<32, 4, 36>(self.bytes),
-            array_at::<20, 16, 36>(self.bytes),
+            get!(array_at, self.bytes, field::ip_cm::DESTINATION_IPV4),
+            get!(array_at, self.bytes, field::ip_cm::DESTINATION_IP),
         )
     }
     /// Both addresses, or neither when the IP version is neither 4 nor 6.

@@ -1,88 +1,129 @@
 //! Performance management (class 0x04, IBA 16.1): the PortCounters attribute.
 
-use super::super::{Layer, header_view, u8_at, u16_at, u32_at};
-use super::sub_at;
+use super::super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub mod perf_body {
+        use super::Field;
+
+        pub const DATA: Field = 40..232;
+    }
+
+    pub mod port_counters {
+        use super::Field;
+
+        pub const PORT_SELECT: usize = 1;
+        pub const COUNTER_SELECT: Field = 2..4;
+        pub const SYMBOL_ERRORS: Field = 4..6;
+        pub const LINK_ERROR_RECOVERY: usize = 6;
+        pub const LINK_DOWNED: usize = 7;
+        pub const RCV_ERRORS: Field = 8..10;
+        pub const RCV_REMOTE_PHYSICAL_ERRORS: Field = 10..12;
+        pub const RCV_SWITCH_RELAY_ERRORS: Field = 12..14;
+        pub const XMIT_DISCARDS: Field = 14..16;
+        pub const XMIT_CONSTRAINT_ERRORS: usize = 16;
+        pub const RCV_CONSTRAINT_ERRORS: usize = 17;
+        pub const LOCAL_LINK_INTEGRITY_ERRORS: usize = 19;
+        pub const EXCESSIVE_BUFFER_OVERRUN_ERRORS: usize = 19;
+        pub const VL15_DROPPED: Field = 22..24;
+        pub const XMIT_DATA: Field = 24..28;
+        pub const RCV_DATA: Field = 28..32;
+        pub const XMIT_PKTS: Field = 32..36;
+        pub const RCV_PKTS: Field = 36..40;
+        pub const XMIT_WAIT: Field = 40..44;
+    }
+}
 
 pub const ATTR_PORT_COUNTERS: u16 = 0x0012;
 
 /// Offset of the PMA data from the start of the body (after the MAD header).
-pub const DATA_OFFSET: usize = 40;
+pub const DATA_OFFSET: usize = field::perf_body::DATA.start;
 
 header_view!(
     /// The 232 bytes after the MAD header: 40 reserved bytes, then the data.
-    PerfBody, 232, Layer::Perf
+    PerfBody, field::perf_body::DATA.end, Layer::Perf
 );
 
 impl<'a> PerfBody<'a> {
     pub fn data(&self) -> &'a [u8; 192] {
-        sub_at::<40, 192, 232>(self.bytes)
+        get!(sub_at, self.bytes, field::perf_body::DATA)
     }
 }
 
 header_view!(
     /// PortCounters (IBA 16.1.3.5).
-    PortCounters, 44, Layer::Perf
+    PortCounters, field::port_counters::XMIT_WAIT.end, Layer::Perf
 );
 
 impl PortCounters<'_> {
     pub fn port_select(&self) -> u8 {
-        u8_at::<1, 44>(self.bytes)
+        self.bytes[field::port_counters::PORT_SELECT]
     }
     pub fn counter_select(&self) -> u16 {
-        u16_at::<2, 44>(self.bytes)
+        get!(u16_at, self.bytes, field::port_counters::COUNTER_SELECT)
     }
     pub fn symbol_errors(&self) -> u16 {
-        u16_at::<4, 44>(self.bytes)
+        get!(u16_at, self.bytes, field::port_counters::SYMBOL_ERRORS)
     }
     pub fn link_error_recovery(&self) -> u8 {
-        u8_at::<6, 44>(self.bytes)
+        self.bytes[field::port_counters::LINK_ERROR_RECOVERY]
     }
     pub fn link_downed(&self) -> u8 {
-        u8_at::<7, 44>(self.bytes)
+        self.bytes[field::port_counters::LINK_DOWNED]
     }
     pub fn rcv_errors(&self) -> u16 {
-        u16_at::<8, 44>(self.bytes)
+        get!(u16_at, self.bytes, field::port_counters::RCV_ERRORS)
     }
     pub fn rcv_remote_physical_errors(&self) -> u16 {
-        u16_at::<10, 44>(self.bytes)
+        get!(
+            u16_at,
+            self.bytes,
+            field::port_counters::RCV_REMOTE_PHYSICAL_ERRORS
+        )
     }
     pub fn rcv_switch_relay_errors(&self) -> u16 {
-        u16_at::<12, 44>(self.bytes)
+        get!(
+            u16_at,
+            self.bytes,
+            field::port_counters::RCV_SWITCH_RELAY_ERRORS
+        )
     }
     pub fn xmit_discards(&self) -> u16 {
-        u16_at::<14, 44>(self.bytes)
+        get!(u16_at, self.bytes, field::port_counters::XMIT_DISCARDS)
     }
     pub fn xmit_constraint_errors(&self) -> u8 {
-        u8_at::<16, 44>(self.bytes)
+        self.bytes[field::port_counters::XMIT_CONSTRAINT_ERRORS]
     }
     pub fn rcv_constraint_errors(&self) -> u8 {
-        u8_at::<17, 44>(self.bytes)
+        self.bytes[field::port_counters::RCV_CONSTRAINT_ERRORS]
     }
     pub fn local_link_integrity_errors(&self) -> u8 {
-        u8_at::<19, 44>(self.bytes) >> 4
+        self.bytes[field::port_counters::LOCAL_LINK_INTEGRITY_ERRORS] >> 4
     }
     pub fn excessive_buffer_overrun_errors(&self) -> u8 {
-        u8_at::<19, 44>(self.bytes) & 0x0f
+        self.bytes[field::port_counters::EXCESSIVE_BUFFER_OVERRUN_ERRORS] & 0x0f
     }
     pub fn vl15_dropped(&self) -> u16 {
-        u16_at::<22, 44>(self.bytes)
+        get!(u16_at, self.bytes, field::port_counters::VL15_DROPPED)
     }
     /// In 4-byte words.
     pub fn xmit_data(&self) -> u32 {
-        u32_at::<24, 44>(self.bytes)
+        get!(u32_at, self.bytes, field::port_counters::XMIT_DATA)
     }
     /// In 4-byte words.
     pub fn rcv_data(&self) -> u32 {
-        u32_at::<28, 44>(self.bytes)
+        get!(u32_at, self.bytes, field::port_counters::RCV_DATA)
     }
     pub fn xmit_pkts(&self) -> u32 {
-        u32_at::<32, 44>(self.bytes)
+        get!(u32_at, self.bytes, field::port_counters::XMIT_PKTS)
     }
     pub fn rcv_pkts(&self) -> u32 {
-        u32_at::<36, 44>(self.bytes)
+        get!(u32_at, self.bytes, field::port_counters::RCV_PKTS)
     }
     pub fn xmit_wait(&self) -> u32 {
-        u32_at::<40, 44>(self.bytes)
+        get!(u32_at, self.bytes, field::port_counters::XMIT_WAIT)
     }
 }
 

@@ -3,52 +3,96 @@
 
 use std::net::Ipv6Addr;
 
-use super::super::{Layer, array_at, header_view, u8_at, u16_at, u32_at, u64_at};
-use super::sub_at;
+use super::super::{Field, Layer, get, header_view};
+
+mod field {
+    use super::Field;
+
+    pub mod sa_body {
+        use super::Field;
+
+        pub const RMPP_VERSION: usize = 0;
+        pub const RMPP_TYPE: usize = 1;
+        pub const RMPP_FLAGS: usize = 2;
+        pub const RMPP_STATUS: usize = 3;
+        pub const RMPP_DATA1: Field = 4..8;
+        pub const RMPP_DATA2: Field = 8..12;
+        pub const SM_KEY: Field = 12..20;
+        pub const ATTR_OFFSET: Field = 20..22;
+        pub const COMPONENT_MASK: Field = 24..32;
+        pub const DATA: Field = 32..232;
+    }
+
+    pub mod path_record {
+        use super::Field;
+
+        pub const SERVICE_ID: Field = 0..8;
+        pub const DGID: Field = 8..24;
+        pub const SGID: Field = 24..40;
+        pub const DLID: Field = 40..42;
+        pub const SLID: Field = 42..44;
+        pub const RAW_TRAFFIC: usize = 44;
+        /// After RawTraffic and three reserved bits.
+        pub const FLOW_LABEL: Field = 44..47;
+        pub const HOP_LIMIT: usize = 47;
+        pub const TCLASS: usize = 48;
+        pub const REVERSIBLE: usize = 49;
+        pub const NUM_PATH: usize = 49;
+        pub const PKEY: Field = 50..52;
+        pub const SL: Field = 52..54;
+        pub const MTU_SELECTOR: usize = 54;
+        pub const MTU: usize = 54;
+        pub const RATE_SELECTOR: usize = 55;
+        pub const RATE: usize = 55;
+        pub const PACKET_LIFETIME_SELECTOR: usize = 56;
+        pub const PACKET_LIFETIME: usize = 56;
+        pub const PREFERENCE: usize = 57;
+    }
+}
 
 pub const ATTR_PATH_RECORD: u16 = 0x0035;
 
 /// Offset of the SA data from the start of the SA body (after the MAD header).
-pub const DATA_OFFSET: usize = 32;
+pub const DATA_OFFSET: usize = field::sa_body::DATA.start;
 
 header_view!(
     /// The 232 bytes after the MAD header: RMPP header, SA header and SA data.
-    SaBody, 232, Layer::Sa
+    SaBody, field::sa_body::DATA.end, Layer::Sa
 );
 
 impl<'a> SaBody<'a> {
     pub fn rmpp_version(&self) -> u8 {
-        u8_at::<0, 232>(self.bytes)
+        self.bytes[field::sa_body::RMPP_VERSION]
     }
     /// 1 DATA, 2 ACK, 3 STOP, 4 ABORT; 0 when RMPP is not in use.
     pub fn rmpp_type(&self) -> u8 {
-        u8_at::<1, 232>(self.bytes)
+        self.bytes[field::sa_body::RMPP_TYPE]
     }
     pub fn rmpp_flags(&self) -> u8 {
-        u8_at::<2, 232>(self.bytes) & 0x07
+        self.bytes[field::sa_body::RMPP_FLAGS] & 0x07
     }
     pub fn rmpp_status(&self) -> u8 {
-        u8_at::<3, 232>(self.bytes)
+        self.bytes[field::sa_body::RMPP_STATUS]
     }
     /// The segment number of an RMPP DATA packet.
     pub fn rmpp_data1(&self) -> u32 {
-        u32_at::<4, 232>(self.bytes)
+        get!(u32_at, self.bytes, field::sa_body::RMPP_DATA1)
     }
     pub fn rmpp_data2(&self) -> u32 {
-        u32_at::<8, 232>(self.bytes)
+        get!(u32_at, self.bytes, field::sa_body::RMPP_DATA2)
     }
     pub fn sm_key(&self) -> u64 {
-        u64_at::<12, 232>(self.bytes)
+        get!(u64_at, self.bytes, field::sa_body::SM_KEY)
     }
     /// In 8-byte words: the stride of the records in a table response.
     pub fn attr_offset(&self) -> u16 {
-        u16_at::<20, 232>(self.bytes)
+        get!(u16_at, self.bytes, field::sa_body::ATTR_OFFSET)
     }
     pub fn component_mask(&self) -> u64 {
-        u64_at::<24, 232>(self.bytes)
+        get!(u64_at, self.bytes, field::sa_body::COMPONENT_MASK)
     }
     pub fn data(&self) -> &'a [u8; 200] {
-        sub_at::<32, 200, 232>(self.bytes)
+        get!(sub_at, self.bytes, field::sa_body::DATA)
     }
     /// Whether the data starts with a record: true unless it is a later RMPP segment, which
     /// continues a record cut at the previous segment's end.
@@ -65,65 +109,65 @@ header_view!(
 
 impl PathRecord<'_> {
     pub fn service_id(&self) -> u64 {
-        u64_at::<0, 64>(self.bytes)
+        get!(u64_at, self.bytes, field::path_record::SERVICE_ID)
     }
     pub fn dgid(&self) -> Ipv6Addr {
-        Ipv6Addr::from(array_at::<8, 16, 64>(self.bytes))
+        Ipv6Addr::from(get!(array_at, self.bytes, field::path_record::DGID))
     }
     pub fn sgid(&self) -> Ipv6Addr {
-        Ipv6Addr::from(array_at::<24, 16, 64>(self.bytes))
+        Ipv6Addr::from(get!(array_at, self.bytes, field::path_record::SGID))
     }
     pub fn dlid(&self) -> u16 {
-        u16_at::<40, 64>(self.bytes)
+        get!(u16_at, self.bytes, field::path_record::DLID)
     }
     pub fn slid(&self) -> u16 {
-        u16_at::<42, 64>(self.bytes)
+        get!(u16_at, self.bytes, field::path_record::SLID)
     }
     pub fn raw_traffic(&self) -> bool {
-        u8_at::<44, 64>(self.bytes) & 0x80 != 0
+        self.bytes[field::path_record::RAW_TRAFFIC] & 0x80 != 0
     }
     pub fn flow_label(&self) -> u32 {
-        (u32_at::<44, 64>(self.bytes) >> 8) & 0x000f_ffff
+        get!(u24_at, self.bytes, field::path_record::FLOW_LABEL) & 0x000f_ffff
     }
     pub fn hop_limit(&self) -> u8 {
-        u8_at::<47, 64>(self.bytes)
+        self.bytes[field::path_record::HOP_LIMIT]
     }
     pub fn tclass(&self) -> u8 {
-        u8_at::<48, 64>(self.bytes)
+        self.bytes[field::path_record::TCLASS]
     }
     pub fn reversible(&self) -> bool {
-        u8_at::<49, 64>(self.bytes) & 0x80 != 0
+        self.bytes[field::path_record::REVERSIBLE] & 0x80 != 0
     }
     pub fn num_path(&self) -> u8 {
-        u8_at::<49, 64>(self.bytes) & 0x7f
+        self.bytes[field::path_record::NUM_PATH] & 0x7f
     }
     pub fn pkey(&self) -> u16 {
-        u16_at::<50, 64>(self.bytes)
+        get!(u16_at, self.bytes, field::path_record::PKEY)
     }
     pub fn sl(&self) -> u8 {
-        (u16_at::<52, 64>(self.bytes) & 0x0f) as u8
+        (get!(u16_at, self.bytes, field::path_record::SL) & 0x0f) as u8
     }
     pub fn mtu_selector(&self) -> u8 {
-        u8_at::<54, 64>(self.bytes) >> 6
+        self.bytes[field::path_record::MTU_SELECTOR] >> 6
     }
     /// IBA MTU code: 1 = 256 bytes ... 5 = 4096.
     pub fn mtu(&self) -> u8 {
-        u8_at::<54, 64>(self.bytes) & 0x3f
+        self.bytes[field::path_record::MTU] & 0x3f
     }
     pub fn rate_selector(&self) -> u8 {
-        u8_at::<55, 64>(self.bytes) >> 6
+        self.bytes[field::path_record::RATE_SELECTOR] >> 6
     }
     pub fn rate(&self) -> u8 {
-        u8_at::<55, 64>(self.bytes) & 0x3f
+        self.bytes[field::path_record::RATE] & 0x3f
     }
     pub fn packet_lifetime_selector(&self) -> u8 {
-        u8_at::<56, 64>(self.bytes) >> 6
+        self.bytes[field::path_record::PACKET_LIFETIME_SELECTOR] >> 6
     }
     pub fn packet_lifetime(&self) -> u8 {
-        u8_at::<56, 64>(self.bytes) & 0x3f
+        self.bytes[field::path_record::PACKET_LIFETIME] & 0x3f
     }
     pub fn preference(&self) -> u8 {
-        u8_at::<57, 64>(self.bytes)
+        self.bytes[field::path_record::PREFERENCE]
     }
 }
 
