@@ -9,9 +9,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analyze::AnomalyKind;
 use crate::analyze::flows::is_legal_pmtu;
+use crate::fields::{Field, WiresharkName};
 use crate::filter::KindSelection;
+use crate::filter::find_field;
 use crate::filter::time::TimeBound;
-use crate::filter::{Field, find_field};
 use crate::output::fields::FieldsOption;
 use crate::output::time::TimeFormat;
 
@@ -689,7 +690,7 @@ fn render_filter_section(out: &mut dyn std::io::Write) -> std::io::Result<()> {
          epoch seconds), what it is, and the Wireshark names that mean the same. \
          \\fBrdmadump fields \\-\\-json\\fR gives the same list as JSON."
     )?;
-    for field in crate::filter::all_fields() {
+    for field in crate::fields::all() {
         let per_element = if field.each.is_some() {
             ", once per occurrence"
         } else {
@@ -701,13 +702,9 @@ fn render_filter_section(out: &mut dyn std::io::Write) -> std::io::Result<()> {
             roff_escape(field.name),
             field.ty.name()
         )?;
-        let aliases: Vec<&str> = crate::filter::wireshark_aliases(field)
-            .filter(|a| *a != field.name)
-            .collect();
-        let also = if aliases.is_empty() {
-            String::new()
-        } else {
-            format!("; Wireshark: {}", aliases.join(", "))
+        let also = match field.wireshark {
+            WiresharkName::Other(theirs) => format!("; Wireshark: {theirs}"),
+            WiresharkName::None | WiresharkName::Same => String::new(),
         };
         writeln!(
             out,

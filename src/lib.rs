@@ -8,6 +8,7 @@
 //! | [`wire`] | one typed, zero-copy view per header; [`crc`] verifies ICRC and VCRC |
 //! | [`capture`] | pcap and pcapng readers, and the merge of several captures by time |
 //! | [`dissect`] | a capture record becomes a [`dissect::Packet`] of header views |
+//! | [`fields`] | the field catalogue: each field's accessor, type, description, Wireshark name and export column |
 //! | [`filter`] | `-Y` expressions, compiled once and evaluated per packet |
 //! | [`analyze`] | per-QP flow state, PFC tracking, and the report model |
 //! | [`output`] | packets as JSON Lines or text lines; the report as JSON or tables |
@@ -66,6 +67,7 @@ pub mod cli;
 pub mod commands;
 pub mod crc;
 pub mod dissect;
+pub mod fields;
 pub mod filter;
 pub mod output;
 pub mod wire;

@@ -7,7 +7,7 @@ use anyhow::bail;
 
 use crate::capture::merge::display_path;
 use crate::cli::{OutputFormat, ReadArgs};
-use crate::filter::Field;
+use crate::fields::Field;
 use crate::output::fields::{self, FieldsFormat};
 use crate::output::time::Clock;
 use crate::output::{hexdump, json, text, tree};

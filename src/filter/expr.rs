@@ -3,8 +3,8 @@
 
 use std::net::IpAddr;
 
-use super::fields::{Field, Value};
 use crate::dissect::Packet;
+use crate::fields::{Field, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {

@@ -1,7 +1,5 @@
 //! Packet selection: `-Y EXPR`, `--qp` and `--kind`, compiled once before reading.
 
-#[macro_use]
-mod fields;
 mod expr;
 mod lex;
 mod literal;
@@ -13,9 +11,10 @@ pub mod time;
 mod tokens;
 mod wireshark;
 
-/// The field catalogue, for tools that print fields by name (`-T fields -e`, `rdmadump fields`).
-pub use fields::{Each, FIELDS, Field, MAX_ELEMENTS, Type, Value, find as find_field};
-pub use names::{all as all_fields, unknown as unknown_field, wireshark_aliases};
+/// Every field, from the catalogue the filter compiles against.
+pub use crate::fields::all as all_fields;
+/// A field by the name a filter or `-e` gives: rdmadump's or Wireshark's.
+pub use names::{find as find_field, unknown as unknown_field};
 pub use parse::{FilterError, MAX_DEPTH};
 
 use expr::Expr;

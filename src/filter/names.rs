@@ -1,8 +1,8 @@
 //! Name resolution: rdmadump's names, then Wireshark's, and for a name neither has, the
 //! message that helps most: what Wireshark's name corresponds to, or the nearest spelling.
 
-use super::fields::{self, Field};
 use super::wireshark;
+use crate::fields::{self, FIELDS, Field, WIRESHARK_ONLY, WiresharkName};
 
 /// Whose name a filter used. A bare Wireshark name tests presence, as in Wireshark; a bare
 /// rdmadump flag tests that it is set.
@@ -12,48 +12,20 @@ pub enum Naming {
     Wireshark,
 }
 
-/// Every field: rdmadump's own, then those only Wireshark's names reach.
-pub fn all() -> impl Iterator<Item = &'static Field> {
-    fields::FIELDS
-        .iter()
-        .chain(wireshark::FIELDS)
-        .chain(wireshark::PFC_CLASSES.iter().flatten())
-}
-
-/// The Wireshark names that mean exactly `field`.
-pub fn wireshark_aliases(field: &Field) -> impl Iterator<Item = &'static str> + '_ {
-    let same = wireshark::SAME_NAME
-        .iter()
-        .copied()
-        .filter(move |n| *n == field.name);
-    let own = wireshark::FIELDS
-        .iter()
-        .chain(wireshark::PFC_CLASSES.iter().flatten())
-        .filter(move |f| f.name == field.name)
-        .map(|f| f.name);
-    same.chain(own).chain(
-        wireshark::ALIASES
-            .iter()
-            .filter(move |(_, ours)| *ours == field.name)
-            .map(|(theirs, _)| *theirs),
-    )
+/// A field by its rdmadump name or its Wireshark name.
+pub fn find(name: &str) -> Option<&'static Field> {
+    resolve(name).map(|(field, _)| field)
 }
 
 pub fn resolve(name: &str) -> Option<(&'static Field, Naming)> {
-    if let Some(field) = fields::own(name) {
+    if let Some(field) = fields::by_rdmadump_name(name) {
         return Some((field, Naming::Rdmadump));
     }
-    let ours = wireshark::ALIASES
+    FIELDS
         .iter()
-        .find(|(theirs, _)| *theirs == name)
-        .and_then(|(_, ours)| fields::own(ours));
-    ours.or_else(|| {
-        wireshark::FIELDS
-            .iter()
-            .chain(wireshark::PFC_CLASSES.iter().flatten())
-            .find(|f| f.name == name)
-    })
-    .map(|field| (field, Naming::Wireshark))
+        .find(|f| matches!(f.wireshark, WiresharkName::Other(theirs) if theirs == name))
+        .or_else(|| WIRESHARK_ONLY.iter().find(|f| f.name == name))
+        .map(|field| (field, Naming::Wireshark))
 }
 
 /// Why `name` names no field, in words that point at the one meant.
@@ -78,11 +50,14 @@ pub fn unknown(name: &str) -> String {
 
 /// The known name closest in spelling, if any is close enough to be the one meant.
 fn nearest(name: &str) -> Option<&'static str> {
-    let names = fields::FIELDS
+    let names = FIELDS
         .iter()
         .map(|f| f.name)
-        .chain(wireshark::ALIASES.iter().map(|(theirs, _)| *theirs))
-        .chain(all().skip(fields::FIELDS.len()).map(|f| f.name));
+        .chain(FIELDS.iter().filter_map(|f| match f.wireshark {
+            WiresharkName::Other(theirs) => Some(theirs),
+            _ => None,
+        }))
+        .chain(WIRESHARK_ONLY.iter().map(|f| f.name));
     let (distance, best) = names
         .map(|candidate| (edit_distance(name, candidate), candidate))
         .min_by_key(|(d, _)| *d)?;
@@ -112,19 +87,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_alias_names_a_field_and_no_name_is_taken_twice() {
-        for (theirs, ours) in wireshark::ALIASES {
-            assert!(fields::own(ours).is_some(), "{theirs} → {ours}");
-            assert!(fields::own(theirs).is_none(), "{theirs} is already a field");
+    fn every_name_resolves_to_its_field_and_the_undecoded_to_none() {
+        for field in fields::all() {
+            for name in [Some(field.name), field.wireshark_name()]
+                .into_iter()
+                .flatten()
+            {
+                let (found, _) = resolve(name).unwrap_or_else(|| panic!("{name}"));
+                assert!(std::ptr::eq(found, field), "{name} resolves to {found:?}");
+            }
         }
-        let mut names: Vec<&str> = all()
-            .map(|f| f.name)
-            .chain(wireshark::ALIASES.iter().map(|(t, _)| *t))
-            .collect();
-        names.sort_unstable();
-        let before = names.len();
-        names.dedup();
-        assert_eq!(before, names.len(), "a name is defined twice");
         for (name, nearest) in wireshark::NOT_DECODED {
             assert!(resolve(name).is_none(), "{name}");
             assert!(resolve(nearest).is_some(), "{nearest}");

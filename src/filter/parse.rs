@@ -31,11 +31,11 @@ use nom::sequence::{pair, preceded, terminated};
 use nom::{Finish, IResult, Input, Parser};
 
 use super::expr::{Check, Entity, Expr, Member, Op, Range, Source, Test};
-use super::fields::{Field, Type, Value};
 use super::lex::{Tok, tokens};
 use super::literal;
 use super::names::{self, Naming};
 use super::tokens::{Tokens, spelled, token};
+use crate::fields::{Field, Type, Value};
 
 /// How deeply parentheses, negations and function calls may nest. The parser recurses once
 /// per level, so a bound is what keeps a run of 20,000 `(` from overflowing the stack; no

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use crate::dissect::Packet;
-use crate::filter::{Field, Value};
+use crate::fields::{Field, Value};
 
 /// Which values of a field that occurs more than once in a frame (a tunnel field) to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

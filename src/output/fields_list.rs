@@ -1,11 +1,11 @@
 //! `rdmadump fields`: every field a filter (and `-T fields -e`) can name, read from the
-//! table the filter compiles against, so the list cannot drift from the language.
+//! catalogue the filter compiles against, so the list cannot drift from the language.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::filter::{all_fields, wireshark_aliases};
+use crate::fields;
 
 #[derive(Serialize)]
 struct Entry {
@@ -18,11 +18,11 @@ struct Entry {
 }
 
 fn entries() -> Vec<Entry> {
-    all_fields()
+    fields::all()
         .map(|f| Entry {
             name: f.name,
             ty: f.ty.name(),
-            wireshark: wireshark_aliases(f).collect(),
+            wireshark: f.wireshark_name().into_iter().collect(),
             description: f.description,
         })
         .collect()

@@ -565,8 +565,8 @@ fn normal(ty: &str, text: &str) -> String {
     }
 }
 
-fn ours(value: rdmadump::filter::Value) -> String {
-    use rdmadump::filter::Value;
+fn ours(value: rdmadump::fields::Value) -> String {
+    use rdmadump::fields::Value;
     match value {
         Value::Int(n) => n.to_string(),
         Value::Bool(b) => u8::from(b).to_string(),
@@ -639,7 +639,7 @@ fn wireshark_names_have_the_values_tshark_gives() {
         for ((name, field), text) in names.iter().zip(&fields).zip(line.split('\t')) {
             let ty = types[name].as_str();
             let presence = matches!(ty, "FT_PROTOCOL" | "FT_NONE")
-                || ty == "FT_BYTES" && field.ty != rdmadump::filter::Type::Int;
+                || ty == "FT_BYTES" && field.ty != rdmadump::fields::Type::Int;
             let mut want: Vec<String> = text
                 .split(',')
                 .filter(|t| !t.is_empty())
@@ -685,7 +685,7 @@ fn wireshark_names_have_the_values_tshark_gives() {
 /// stopped at four, and a PFC frame's classes 4-7 went missing.)
 #[test]
 fn no_frame_has_an_occurrence_past_its_fields_maximum() {
-    let repeated: Vec<(&str, rdmadump::filter::Each)> = rdmadump::filter::all_fields()
+    let repeated: Vec<(&str, rdmadump::fields::Each)> = rdmadump::fields::all()
         .filter_map(|field| Some((field.name, field.each?)))
         .collect();
     assert!(repeated.len() > 10, "{}", repeated.len());

@@ -1,6 +1,7 @@
 //! The `packets` dataset: one row per frame, one column per leaf of `read --json`, filled
-//! by the filter's field accessors so that a column and the filter field of the same name
-//! can never disagree.
+//! by the field catalogue's accessors so that a column and the filter field of the same
+//! name can never disagree. Whether a field is a column, and how wide, the field says
+//! ([`Parquet`]).
 
 use std::sync::LazyLock;
 
@@ -8,45 +9,7 @@ use super::super::scalars;
 use super::columns::{Cell, ColumnSpec, ColumnType, Values};
 use super::encoded::RowSink;
 use crate::dissect::Packet;
-use crate::filter::{FIELDS, Field, Type, Value};
-
-/// Filter fields that are not leaves of the JSON: names for either end of a pair, a
-/// second name for a leaf, the presence of a whole header (a column of its own leaves
-/// says as much), and times that depend on what was read before.
-const NOT_COLUMNS: [&str; 10] = [
-    "frame_len",
-    "eth.addr",
-    "ip.addr",
-    "udp.port",
-    "tcp.port",
-    "lrh.lid",
-    "qp",
-    "eth.vlan",
-    "time_relative",
-    "time_delta",
-];
-
-/// Integer fields that use all 64 bits and so cannot be signed 64-bit columns.
-const FULL_WIDTH: [&str; 18] = [
-    "reth.va",
-    "atomic_eth.va",
-    "atomic_eth.swap",
-    "atomic_eth.compare",
-    "atomic_ack_eth.orig",
-    "mad.tid",
-    "mad.m_key",
-    "mad.node_info.system_image_guid",
-    "mad.node_info.node_guid",
-    "mad.node_info.port_guid",
-    "mad.port_info.m_key",
-    "mad.port_info.gid_prefix",
-    "mad.sm_info.guid",
-    "mad.sm_info.sm_key",
-    "mad.sa.sm_key",
-    "mad.sa.component_mask",
-    "cm.service_id",
-    "cm.local_ca_guid",
-];
+use crate::fields::{FIELDS, Field, Parquet, Type, Value};
 
 /// The JSON's `message` of `error` and `truncated`, placed after the field named first.
 type MessageColumn = (
@@ -118,12 +81,11 @@ fn occurrences(field: &Field) -> Option<Occurrences> {
     }
 }
 
-fn is_header_presence(field: &Field) -> bool {
-    field.ty == Type::Bool && !field.name.contains('.') && field.name != "tunnel_too_deep"
-}
-
 static COLUMNS: LazyLock<PacketColumns> = LazyLock::new(|| {
-    let headers: Vec<&'static Field> = FIELDS.iter().filter(|f| is_header_presence(f)).collect();
+    let headers: Vec<&'static Field> = FIELDS
+        .iter()
+        .filter(|f| f.parquet == Parquet::Header)
+        .collect();
     let header_of = |name: &str| {
         let first = name.split('.').next().unwrap_or(name);
         headers.iter().position(|h| h.name == first)
@@ -138,12 +100,12 @@ static COLUMNS: LazyLock<PacketColumns> = LazyLock::new(|| {
         header: None,
     }];
     for field in FIELDS.iter() {
-        if NOT_COLUMNS.contains(&field.name) || is_header_presence(field) {
+        if matches!(field.parquet, Parquet::NoColumn | Parquet::Header) {
             continue;
         }
         let list = occurrences(field);
         let ty = match (field.ty, list.is_some()) {
-            (Type::Int, false) if FULL_WIDTH.contains(&field.name) => ColumnType::UInt,
+            (Type::Int, false) if field.parquet == Parquet::FullWidth => ColumnType::UInt,
             (Type::Int, false) => ColumnType::Int,
             (Type::Int, true) => ColumnType::IntList,
             (Type::Bool, _) => ColumnType::Bool,
@@ -354,7 +316,7 @@ mod tests {
     fn every_repeated_field_is_a_list_or_deliberately_left_out() {
         for field in FIELDS.iter().filter(|f| f.each.is_some()) {
             assert!(
-                occurrences(field).is_some() || NOT_COLUMNS.contains(&field.name),
+                occurrences(field).is_some() || field.parquet == Parquet::NoColumn,
                 "{} occurs several times but has no list column",
                 field.name
             );
