@@ -10,6 +10,7 @@
 //! | [`dissect`] | a capture record becomes a [`dissect::Packet`] of header views |
 //! | [`filter`] | `-Y` expressions, compiled once and evaluated per packet |
 //! | [`analyze`] | per-QP flow state, PFC tracking, and the report model |
+//! | [`pipeline`] | the threaded input loop: inputs merged, decoded in batches, consumed in order |
 //! | [`output`] | packets as JSON Lines or text lines; the report as JSON or tables |
 //! | `commands`, `cli` | the command-line program (feature `cli`, on by default) |
 //!
@@ -68,4 +69,5 @@ pub mod crc;
 pub mod dissect;
 pub mod filter;
 pub mod output;
+pub mod pipeline;
 pub mod wire;
