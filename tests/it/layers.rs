@@ -406,59 +406,95 @@ fn check(files: &[(String, String)]) -> Findings {
             }
         }
     }
-    findings.problems.extend(
-        cycles(&uses)
-            .into_iter()
-            .map(|cycle| format!("cycle between top folders: {}", cycle.join(" → "))),
-    );
+    for (cycle, group) in cycles(&uses) {
+        let mut problem = format!("cycle between top folders: {}", cycle.join(" → "));
+        let others: Vec<&str> = group
+            .iter()
+            .filter(|m| !cycle.contains(m))
+            .map(String::as_str)
+            .collect();
+        if !others.is_empty() {
+            problem += &format!(" (and through it {})", others.join(", "));
+        }
+        findings.problems.push(problem);
+    }
     findings
 }
 
-/// Each cycle of the graph once, as the shortest way round from its first module in
-/// alphabetical order back to it.
-fn cycles(uses: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
-    let mut found: BTreeSet<Vec<String>> = BTreeSet::new();
-    for (from, targets) in uses {
-        for to in targets {
-            // The shortest way back from `to` to `from`, breadth first.
-            let mut came_from: BTreeMap<&String, &String> = BTreeMap::new();
-            let mut queue = VecDeque::from([to]);
-            while let Some(node) = queue.pop_front() {
-                if node == from {
-                    break;
-                }
-                for next in uses.get(node).into_iter().flatten() {
-                    if next != to && !came_from.contains_key(next) {
-                        came_from.insert(next, node);
-                        queue.push_back(next);
-                    }
-                }
-            }
-            if to != from && !came_from.contains_key(from) {
+/// The shortest way from `from` to `to` along one edge or more, both ends included.
+fn shortest_way(
+    uses: &BTreeMap<String, BTreeSet<String>>,
+    from: &str,
+    to: &str,
+) -> Option<Vec<String>> {
+    let mut came_from: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut queue = VecDeque::from([from]);
+    while let Some(node) = queue.pop_front() {
+        for next in uses.get(node).into_iter().flatten() {
+            if came_from.contains_key(next.as_str()) {
                 continue;
             }
-            let mut way = vec![from.clone()];
-            let mut node = from;
-            while node != to {
-                node = came_from[node];
-                way.push(node.clone());
+            came_from.insert(next, node);
+            if next == to {
+                let mut way = vec![to.to_string()];
+                let mut at = node;
+                while at != from {
+                    way.push(at.to_string());
+                    at = came_from[at];
+                }
+                way.push(from.to_string());
+                way.reverse();
+                return Some(way);
             }
-            way.reverse();
-            // `way` runs to → ... → from; the cycle is from → to → ... → from.
-            let mut cycle: Vec<String> = std::iter::once(from.clone())
-                .chain(way.into_iter().take_while(|n| n != from))
-                .collect();
-            let first = cycle
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, n)| *n)
-                .map_or(0, |(at, _)| at);
-            cycle.rotate_left(first);
-            cycle.push(cycle[0].clone());
-            found.insert(cycle);
+            queue.push_back(next);
         }
     }
-    found.into_iter().collect()
+    None
+}
+
+/// Each group of top folders that reach each other (a strongly connected component), once:
+/// the shortest cycle in it, from its first module in alphabetical order, and all of the
+/// group's modules. One wrong import can close many cycles; they are named once.
+fn cycles(uses: &BTreeMap<String, BTreeSet<String>>) -> Vec<(Vec<String>, BTreeSet<String>)> {
+    let nodes: BTreeSet<&str> = uses
+        .iter()
+        .flat_map(|(from, to)| std::iter::once(from).chain(to))
+        .map(String::as_str)
+        .collect();
+    let mut grouped: BTreeSet<&str> = BTreeSet::new();
+    let mut found = Vec::new();
+    for &node in &nodes {
+        if grouped.contains(node) || shortest_way(uses, node, node).is_none() {
+            continue;
+        }
+        let group: BTreeSet<String> = nodes
+            .iter()
+            .filter(|&&other| {
+                other == node
+                    || (shortest_way(uses, node, other).is_some()
+                        && shortest_way(uses, other, node).is_some())
+            })
+            .map(|other| other.to_string())
+            .collect();
+        let shortest = group
+            .iter()
+            .filter_map(|member| shortest_way(uses, member, member))
+            .filter(|cycle| cycle.iter().all(|n| group.contains(n)))
+            .map(|mut cycle| {
+                // Start from the cycle's first module in alphabetical order.
+                cycle.pop();
+                let first = (0..cycle.len()).min_by_key(|&at| &cycle[at]).unwrap_or(0);
+                cycle.rotate_left(first);
+                cycle.push(cycle[0].clone());
+                cycle
+            })
+            .min_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        grouped.extend(group.iter().filter_map(|m| nodes.get(m.as_str())));
+        if let Some(cycle) = shortest {
+            found.push((cycle, group));
+        }
+    }
+    found
 }
 
 fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
@@ -623,7 +659,11 @@ fn a_cycle_between_top_folders_fails_and_is_named() {
         ("b".to_string(), BTreeSet::from(["c".to_string()])),
         ("c".to_string(), BTreeSet::from(["a".to_string()])),
     ]);
-    assert_eq!(cycles(&uses), [["a", "b", "c", "a"]]);
+    let abc = BTreeSet::from(["a", "b", "c"].map(String::from));
+    assert_eq!(
+        cycles(&uses),
+        [(["a", "b", "c", "a"].map(String::from).to_vec(), abc)]
+    );
 }
 
 #[test]
