@@ -161,7 +161,8 @@ impl FrameClocks {
 
 /// Decodes one record with what earlier records taught (`state`), gives it its `clock`,
 /// and learns from it in turn; returns whether it changed `state`. The stateless half of a
-/// [`Decoder`], for batches decoded on several threads: their order is settled afterwards.
+/// [`Decoder`], for batches decoded on several threads, whose states are committed in
+/// capture order afterwards.
 #[inline]
 pub fn decode_with_state<'a>(
     opts: &DecodeOptions,

@@ -12,11 +12,14 @@
 //! let paths = [PathBuf::from("fixtures/roce_v2_crc_cases.pcap")];
 //! let options = PipelineOptions { threads: 2, ..PipelineOptions::default() };
 //! let mut frames = Vec::new();
-//! let report = for_each_packet(&paths, &options, &mut Silent, &PacketFilter::default(), |_, pkt| {
-//!     frames.push(pkt.frame);
+//! let all = PacketFilter::default();
+//! let report = for_each_packet(&paths, &options, &mut Silent, &all, |_input, packet| {
+//!     frames.push(packet.frame);
 //!     Ok::<_, PipelineError>(ControlFlow::Continue(()))
 //! })?;
 //! assert_eq!(report.records, frames.len() as u64);
+//! // In capture order, however many threads decoded them.
+//! assert!(frames.windows(2).all(|pair| pair[0] < pair[1]));
 //! # Ok::<(), PipelineError>(())
 //! ```
 
