@@ -22,7 +22,7 @@ use crate::cli::{AnalysisArgs, Cli, Command, InputArgs};
 use crate::dissect::{DecodeOptions, Packet};
 use crate::filter::PacketFilter;
 use crate::filter::time::TimeWindow;
-use crate::pipeline::{self, Batch, Observer, PipelineOptions, Silent};
+use crate::pipeline::{self, Batch, PipelineOptions};
 use progress::StderrObserver;
 
 /// Exit status for usage and I/O errors, and for inputs that could not be read.
@@ -153,22 +153,8 @@ pub fn pipeline_options(args: &InputArgs, run: RunOptions<'_>) -> PipelineOption
     }
 }
 
-/// [`pipeline::for_each_batch`] as the command line asks it, with the progress bar and
-/// the notices on stderr.
-pub fn for_each_batch<W, C>(
-    paths: &[PathBuf],
-    args: &InputArgs,
-    work: W,
-    consume: C,
-) -> anyhow::Result<InputReport>
-where
-    W: for<'m> Fn(&mut Batch<'m>) + Sync,
-    C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
-{
-    for_each_batch_with(paths, args, RunOptions::default(), work, consume)
-}
-
-/// [`for_each_batch`] with [`RunOptions`].
+/// [`pipeline::for_each_batch`] as the command line and `run` ask it, with the progress
+/// bar and the notices on stderr.
 pub fn for_each_batch_with<W, C>(
     paths: &[PathBuf],
     args: &InputArgs,
@@ -181,22 +167,11 @@ where
     C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
 {
     let options = pipeline_options(args, run);
-    let (mut stderr, mut silent) = (StderrObserver::new(), Silent);
-    let observer: &mut dyn Observer = if run.quiet { &mut silent } else { &mut stderr };
+    let observer = &mut StderrObserver::new(run.quiet);
     pipeline::for_each_batch(paths, &options, observer, work, consume)
 }
 
-/// [`pipeline::for_each_packet`] as the command line asks it.
-pub fn for_each_packet(
-    paths: &[PathBuf],
-    args: &InputArgs,
-    filter: &PacketFilter,
-    visit: impl FnMut(usize, &Packet<'_>) -> anyhow::Result<ControlFlow<()>>,
-) -> anyhow::Result<InputReport> {
-    for_each_packet_with(paths, args, RunOptions::default(), filter, visit)
-}
-
-/// [`for_each_packet`] with [`RunOptions`].
+/// [`pipeline::for_each_packet`] as the command line and `run` ask it.
 pub fn for_each_packet_with(
     paths: &[PathBuf],
     args: &InputArgs,
@@ -205,8 +180,7 @@ pub fn for_each_packet_with(
     visit: impl FnMut(usize, &Packet<'_>) -> anyhow::Result<ControlFlow<()>>,
 ) -> anyhow::Result<InputReport> {
     let options = pipeline_options(args, run);
-    let (mut stderr, mut silent) = (StderrObserver::new(), Silent);
-    let observer: &mut dyn Observer = if run.quiet { &mut silent } else { &mut stderr };
+    let observer = &mut StderrObserver::new(run.quiet);
     pipeline::for_each_packet(paths, &options, observer, filter, visit)
 }
 

@@ -56,35 +56,40 @@ pub fn print_notice(files: &[String], notice: &Notice) {
     }
 }
 
-/// The pipeline's observer for the commands: the progress bar, and the notices on stderr.
-pub struct StderrObserver(Progress);
-
-impl StderrObserver {
-    pub fn new() -> Self {
-        StderrObserver(Progress(None))
-    }
+/// The pipeline's observer for the commands: the progress bar, and the notices on stderr;
+/// neither for a quiet pass, which only prepares the real one.
+pub struct StderrObserver {
+    bar: Progress,
+    quiet: bool,
 }
 
-impl Default for StderrObserver {
-    fn default() -> Self {
-        StderrObserver::new()
+impl StderrObserver {
+    pub fn new(quiet: bool) -> Self {
+        StderrObserver {
+            bar: Progress(None),
+            quiet,
+        }
     }
 }
 
 impl Observer for StderrObserver {
     fn started(&mut self, total_bytes: u64) {
-        self.0 = Progress::new(total_bytes);
+        if !self.quiet {
+            self.bar = Progress::new(total_bytes);
+        }
     }
 
     fn progress(&mut self, bytes: u64, records: u64) {
-        self.0.update(bytes, records);
+        self.bar.update(bytes, records);
     }
 
     fn notice(&mut self, files: &[String], notice: &Notice) {
-        print_notice(files, notice);
+        if !self.quiet {
+            print_notice(files, notice);
+        }
     }
 
     fn finished(&mut self) {
-        self.0.finish();
+        self.bar.finish();
     }
 }

@@ -16,7 +16,7 @@ use crate::pipeline::Batch;
 
 /// Output is written in blocks of at least this many bytes.
 const FLUSH_AT: usize = 1 << 16;
-use super::{for_each_batch, input_paths, write_out};
+use super::{RunOptions, for_each_batch_with, input_paths, write_out};
 
 pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     if let Some(output) = &args.write {
@@ -130,7 +130,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
             ControlFlow::Continue(())
         })
     };
-    let report = for_each_batch(&paths, &args.input, render, write)?;
+    let report = for_each_batch_with(&paths, &args.input, RunOptions::default(), render, write)?;
     write_out(&mut out, &pending)?;
     out.flush()?;
     Ok(!report.failed)
