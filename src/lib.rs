@@ -11,6 +11,7 @@
 //! | [`fields`] | the field catalogue: each field's accessor, type, description, Wireshark name and export column |
 //! | [`filter`] | `-Y` expressions, compiled once and evaluated per packet |
 //! | [`analyze`] | per-QP flow state, PFC tracking, and the report model |
+//! | [`pipeline`] | the threaded input loop: inputs merged, decoded in batches, consumed in order |
 //! | [`output`] | packets as JSON Lines or text lines; the report as JSON or tables |
 //! | `commands`, `cli` | the command-line program (feature `cli`, on by default) |
 //!
@@ -70,4 +71,5 @@ pub mod dissect;
 pub mod fields;
 pub mod filter;
 pub mod output;
+pub mod pipeline;
 pub mod wire;

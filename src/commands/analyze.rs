@@ -16,8 +16,8 @@ use crate::cli::{AnalyzeArgs, ColorChoice};
 use crate::filter::PacketFilter;
 use crate::output::{analyze_json, analyze_text as text, html};
 
-use super::pipeline::Batch;
 use super::{RunOptions, for_each_batch_with, for_each_packet_with, input_paths, write_out};
+use crate::pipeline::Batch;
 
 /// How many packets ahead of the one analysed the consuming thread asks for the first two
 /// cache lines of a frame (its headers). The reading thread read them last, on the other
@@ -104,7 +104,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         ..RunOptions::default()
     };
     let work = |batch: &mut Batch<'_>| {
-        super::pipeline::verify_and_select(batch, &window, &filter);
+        crate::pipeline::verify_and_select(batch, &window, &filter);
     };
     let input = for_each_batch_with(&paths, &args.input, run, work, |batch: &mut Batch<'_>| {
         for (i, (file, pkt)) in batch.packets.iter().enumerate() {

@@ -21,9 +21,9 @@ use crate::output::parquet::{
     schema_markdown,
 };
 
-use super::pipeline::Batch;
 use super::{RunOptions, for_each_batch_with, input_paths};
 use crate::output::parquet::encoded::{self, RowBytes};
+use crate::pipeline::Batch;
 
 thread_local! {
     /// Where each worker thread formats addresses for the rows it encodes.

@@ -5,27 +5,25 @@ pub mod analyze;
 pub mod export;
 pub mod fields;
 pub mod info;
-pub mod pipeline;
 pub mod progress;
 pub mod read;
 pub mod write;
 
-pub use pipeline::{
-    RunOptions, for_each_batch, for_each_batch_with, for_each_packet, for_each_packet_with,
-};
-
 use std::io::{self, IsTerminal};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
-
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
 use crate::analyze::AnalyzeConfig;
+use crate::capture::merge::InputReport;
 use crate::cli::{AnalysisArgs, Cli, Command, InputArgs};
-use crate::dissect::DecodeOptions;
+use crate::dissect::{DecodeOptions, Packet};
 use crate::filter::PacketFilter;
 use crate::filter::time::TimeWindow;
+use crate::pipeline::{self, Batch, PipelineOptions};
+use progress::StderrObserver;
 
 /// Exit status for usage and I/O errors, and for inputs that could not be read.
 pub const EXIT_ERROR: u8 = 2;
@@ -131,6 +129,59 @@ pub fn decode_options(args: &InputArgs) -> DecodeOptions {
 pub fn threads(args: &InputArgs) -> usize {
     args.threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// How a command reads its inputs beyond what the command line says.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RunOptions<'o> {
+    /// Each input's clock minus the reference's, to merge capture points on one clock.
+    pub offsets: &'o [i64],
+    /// No progress bar and no notices: a pass that only prepares the real one.
+    pub quiet: bool,
+    /// Leave ICRC and VCRC unverified.
+    pub skip_crcs: bool,
+}
+
+/// What `args` and `run` ask of the pipeline.
+pub fn pipeline_options(args: &InputArgs, run: RunOptions<'_>) -> PipelineOptions {
+    PipelineOptions {
+        threads: threads(args),
+        mmap: !args.no_mmap,
+        decode: decode_options(args),
+        offsets: run.offsets.to_vec(),
+        verify_crcs: !run.skip_crcs,
+    }
+}
+
+/// [`pipeline::for_each_batch`] as the command line and `run` ask it, with the progress
+/// bar and the notices on stderr.
+pub fn for_each_batch_with<W, C>(
+    paths: &[PathBuf],
+    args: &InputArgs,
+    run: RunOptions<'_>,
+    work: W,
+    consume: C,
+) -> anyhow::Result<InputReport>
+where
+    W: for<'m> Fn(&mut Batch<'m>) + Sync,
+    C: for<'m> FnMut(&mut Batch<'m>) -> anyhow::Result<ControlFlow<()>>,
+{
+    let options = pipeline_options(args, run);
+    let observer = &mut StderrObserver::new(run.quiet);
+    pipeline::for_each_batch(paths, &options, observer, work, consume)
+}
+
+/// [`pipeline::for_each_packet`] as the command line and `run` ask it.
+pub fn for_each_packet_with(
+    paths: &[PathBuf],
+    args: &InputArgs,
+    run: RunOptions<'_>,
+    filter: &PacketFilter,
+    visit: impl FnMut(usize, &Packet<'_>) -> anyhow::Result<ControlFlow<()>>,
+) -> anyhow::Result<InputReport> {
+    let options = pipeline_options(args, run);
+    let observer = &mut StderrObserver::new(run.quiet);
+    pipeline::for_each_packet(paths, &options, observer, filter, visit)
 }
 
 /// Standard output without the line buffering of `io::stdout()`, which scans every byte

@@ -1,9 +1,10 @@
-//! The progress bar shown on a terminal while big inputs are read.
+//! What the command line shows while inputs are read: a progress bar on a terminal for
+//! big inputs, and the notices about the inputs on stderr.
 
 use std::io::{self, IsTerminal};
 
-/// Records between progress updates: rare enough to cost nothing per packet.
-pub const PROGRESS_EVERY: u64 = 1 << 16;
+use crate::capture::merge::Notice;
+use crate::pipeline::Observer;
 
 /// Inputs smaller than this finish too fast for a progress bar to help.
 const PROGRESS_MIN_BYTES: u64 = 64 << 20;
@@ -42,5 +43,53 @@ impl Progress {
         if let Some(bar) = &self.0 {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// Says on stderr what reading an input found.
+pub fn print_notice(files: &[String], notice: &Notice) {
+    let name = files.get(notice.file).map_or("?", String::as_str);
+    if notice.fatal {
+        eprintln!("rdmadump: {name}: {}", notice.message);
+    } else {
+        eprintln!("rdmadump: warning: {name}: {}", notice.message);
+    }
+}
+
+/// The pipeline's observer for the commands: the progress bar, and the notices on stderr;
+/// neither for a quiet pass, which only prepares the real one.
+pub struct StderrObserver {
+    bar: Progress,
+    quiet: bool,
+}
+
+impl StderrObserver {
+    pub fn new(quiet: bool) -> Self {
+        StderrObserver {
+            bar: Progress(None),
+            quiet,
+        }
+    }
+}
+
+impl Observer for StderrObserver {
+    fn started(&mut self, total_bytes: u64) {
+        if !self.quiet {
+            self.bar = Progress::new(total_bytes);
+        }
+    }
+
+    fn progress(&mut self, bytes: u64, records: u64) {
+        self.bar.update(bytes, records);
+    }
+
+    fn notice(&mut self, files: &[String], notice: &Notice) {
+        if !self.quiet {
+            print_notice(files, notice);
+        }
+    }
+
+    fn finished(&mut self) {
+        self.bar.finish();
     }
 }

@@ -12,11 +12,11 @@ use crate::output::fields::{self, FieldsFormat};
 use crate::output::time::Clock;
 use crate::output::{hexdump, json, text, tree};
 
-use super::pipeline::Batch;
+use crate::pipeline::Batch;
 
 /// Output is written in blocks of at least this many bytes.
 const FLUSH_AT: usize = 1 << 16;
-use super::{for_each_batch, input_paths, write_out};
+use super::{RunOptions, for_each_batch_with, input_paths, write_out};
 
 pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     if let Some(output) = &args.write {
@@ -47,7 +47,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     // thread) leaves a mark where the time goes, and `write` (in order) fills it in.
     let in_order = format == OutputFormat::Text && args.time.0.is_relative();
     let render = |batch: &mut Batch<'_>| {
-        super::pipeline::verify_and_select(batch, &window, &filter);
+        crate::pipeline::verify_and_select(batch, &window, &filter);
         let mut clock = Clock::new(args.time.0);
         let mut scratch = Vec::new();
         for (file, pkt) in &batch.packets {
@@ -130,7 +130,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
             ControlFlow::Continue(())
         })
     };
-    let report = for_each_batch(&paths, &args.input, render, write)?;
+    let report = for_each_batch_with(&paths, &args.input, RunOptions::default(), render, write)?;
     write_out(&mut out, &pending)?;
     out.flush()?;
     Ok(!report.failed)

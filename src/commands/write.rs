@@ -14,9 +14,9 @@ use crate::capture::write::{PcapNgWriter, PcapWriter};
 use crate::capture::{ContainerKind, InterfaceInfo, Record, TsResolution};
 use crate::cli::ReadArgs;
 use crate::dissect::{Decoder, Packet};
+use crate::pipeline::PROGRESS_EVERY;
 
-use super::pipeline::print_notice;
-use super::progress::{PROGRESS_EVERY, Progress};
+use super::progress::{Progress, print_notice};
 use super::{decode_options, input_paths, packet_filter, time_window};
 
 /// Where an input's interface sits: input index, pcapng section, interface id.

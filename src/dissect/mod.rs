@@ -21,7 +21,9 @@ pub use ipoib::looks_like_ipoib;
 /// Directed-route SMP frames, for the filter's tests.
 #[cfg(test)]
 pub(crate) use mad::tests::{decode as decode_ib, dr_get, smp_frame};
-pub use state::{Decoder, FrameClocks, IPOIB_QP_CAPACITY, IpoibQps, Learnt, decode_learning};
+pub use state::{
+    Decoder, FrameClocks, IPOIB_QP_CAPACITY, IpoibCmState, IpoibQps, decode_with_state,
+};
 
 use std::net::{IpAddr, Ipv4Addr};
 

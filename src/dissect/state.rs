@@ -1,9 +1,9 @@
 //! Decoding that learns from earlier packets: which RC queue pairs carry IPoIB in
 //! connected mode, known only from the CM exchange that set them up. A [`Decoder`] decodes
-//! records in capture order on one thread; the command pipeline on three threads or more
-//! decodes batches side by side with [`decode_learning`], from a copy of what was [`Learnt`]
-//! before each batch, and settles the batches' lessons in order. The stateless
-//! [`super::dissect`] knows none of this.
+//! records in capture order on one thread; the threaded pipeline (`crate::pipeline`) on
+//! three threads or more decodes batches side by side with [`decode_with_state`], each
+//! from a copy of the [`IpoibCmState`] before it, and commits the batches' states in
+//! order. The stateless [`super::dissect`] knows none of this.
 
 use super::{DecodeOptions, FrameClock, Packet, dissect_with};
 use crate::capture::Record;
@@ -71,18 +71,18 @@ const PENDING_REQS: usize = 64;
 
 /// What decoding learns from earlier records and applies to later ones: the
 /// connected-mode IPoIB queue pairs, and the IPoIB-CM REQs still waiting for their REP.
-/// Cloned when batches are decoded on several threads (see [`decode_learning`]).
+/// Cloned when batches are decoded on several threads (see [`decode_with_state`]).
 #[derive(Debug, Clone)]
-pub struct Learnt {
+pub struct IpoibCmState {
     ipoib_qps: IpoibQps,
     pending_reqs: [u32; PENDING_REQS],
     pending_len: usize,
     pending_next: usize,
 }
 
-impl Default for Learnt {
+impl Default for IpoibCmState {
     fn default() -> Self {
-        Learnt {
+        IpoibCmState {
             ipoib_qps: IpoibQps::default(),
             pending_reqs: [0; PENDING_REQS],
             pending_len: 0,
@@ -91,7 +91,7 @@ impl Default for Learnt {
     }
 }
 
-impl Learnt {
+impl IpoibCmState {
     pub fn ipoib_qps(&self) -> &IpoibQps {
         &self.ipoib_qps
     }
@@ -159,28 +159,29 @@ impl FrameClocks {
     }
 }
 
-/// Decodes one record with what earlier records taught (`learnt`), gives it its `clock`,
-/// and learns from it in turn; returns whether it taught anything. The stateless half of a
-/// [`Decoder`], for batches decoded on several threads: their order is settled afterwards.
+/// Decodes one record with what earlier records taught (`state`), gives it its `clock`,
+/// and learns from it in turn; returns whether it changed `state`. The stateless half of a
+/// [`Decoder`], for batches decoded on several threads, whose states are committed in
+/// capture order afterwards.
 #[inline]
-pub fn decode_learning<'a>(
+pub fn decode_with_state<'a>(
     opts: &DecodeOptions,
-    learnt: &mut Learnt,
+    state: &mut IpoibCmState,
     pkt: &mut Packet<'a>,
     record: &Record<'a>,
     frame: u64,
     clock: FrameClock,
 ) -> bool {
-    dissect_with(pkt, record, frame, opts, Some(&learnt.ipoib_qps));
+    dissect_with(pkt, record, frame, opts, Some(&state.ipoib_qps));
     pkt.clock = clock;
-    pkt.mad.is_some() && learnt.learn_from_cm(pkt)
+    pkt.mad.is_some() && state.learn_from_cm(pkt)
 }
 
 /// Decodes records one after another, remembering what later records need.
 #[derive(Debug, Clone)]
 pub struct Decoder {
     opts: DecodeOptions,
-    learnt: Learnt,
+    ipoib_cm: IpoibCmState,
     clocks: FrameClocks,
 }
 
@@ -194,7 +195,7 @@ impl Decoder {
     pub fn new(opts: DecodeOptions) -> Self {
         Decoder {
             opts,
-            learnt: Learnt::default(),
+            ipoib_cm: IpoibCmState::default(),
             clocks: FrameClocks::default(),
         }
     }
@@ -206,17 +207,17 @@ impl Decoder {
     /// Records that RC SENDs to `qpn` carry IPoIB (connected mode): the CM decoder calls
     /// this for both QPNs of a REQ/REP exchange whose service ID is IPoIB-CM.
     pub fn learn_ipoib_qp(&mut self, qpn: u32) {
-        self.learnt.ipoib_qps.insert(qpn);
+        self.ipoib_cm.ipoib_qps.insert(qpn);
     }
 
     pub fn ipoib_qps(&self) -> &IpoibQps {
-        &self.learnt.ipoib_qps
+        &self.ipoib_cm.ipoib_qps
     }
 
     /// [`super::dissect_into`], with what earlier records taught.
     pub fn decode_into<'a>(&mut self, pkt: &mut Packet<'a>, record: &Record<'a>, frame: u64) {
         let clock = self.clocks.next(record.ts_ns);
-        decode_learning(&self.opts, &mut self.learnt, pkt, record, frame, clock);
+        decode_with_state(&self.opts, &mut self.ipoib_cm, pkt, record, frame, clock);
     }
 
     /// [`super::dissect`], with what earlier records taught.
