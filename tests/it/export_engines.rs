@@ -7,23 +7,11 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::harness::{rdmadump, root, stderr};
+use crate::harness::{python_module_available, rdmadump, required, root, stderr};
 
-/// True when `python3 -c "import MODULE"` works. Under CI a missing engine fails the test;
-/// elsewhere it is skipped, loudly.
+/// True when `python3 -c "import MODULE"` works (see `harness::required`).
 fn engine_available(module: &str, install: &str) -> bool {
-    let found = Command::new("python3")
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{module} is not installed, and CI must run the export recipes ({install})"
-        );
-        eprintln!("\n*** SKIPPED: {module} not installed ({install}) ***\n");
-    }
-    found
+    required(python_module_available(module), module, install)
 }
 
 /// The bundled captures the recipes run over: every fixture with a name of its own.

@@ -36,7 +36,7 @@ fn recipes() -> Vec<Recipe> {
 
 #[test]
 fn readme_recipes_run_as_documented() {
-    if !crate::write::wireshark_tools() {
+    if !crate::harness::wireshark_tools() {
         return;
     }
     let recipes = recipes();
