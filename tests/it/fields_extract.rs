@@ -600,7 +600,7 @@ const WIRESHARK_NAME_DIFFERENCES: &[(&str, &str)] = &[
     ),
     (
         "roce_v2_ipv6_vlan.pcap frame 1: ip.src",
-        "Wireshark's ip.* are IPv4 only; rdmadump's cover the IPv6 header too (README, From Wireshark)",
+        "Wireshark's ip.* are IPv4 only; rdmadump's cover the IPv6 header too (docs/cli.md, From Wireshark)",
     ),
     ("roce_v2_ipv6_vlan.pcap frame 1: ip.dst", "as above"),
     ("roce_v2_ipv6_vlan.pcap frame 1: ip.dsfield.ecn", "as above"),
