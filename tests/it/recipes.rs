@@ -40,7 +40,10 @@ fn recipes(document: &str) -> Vec<Recipe> {
 
 #[test]
 fn the_recipes_of_the_readme_and_cli_md_run_as_documented() {
-    if !crate::harness::wireshark_tools() {
+    let jq = crate::harness::tool_available("jq");
+    if !crate::harness::wireshark_tools()
+        || !crate::harness::required(jq, "jq", "apt-get install -y jq")
+    {
         return;
     }
     let counts = DOCUMENTS.map(|document| recipes(document).len());
