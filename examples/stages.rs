@@ -1,7 +1,7 @@
 //! Where a packet's time goes, stage by stage, on one thread: the ns-per-packet table of
-//! the README's benchmark section. It runs the stages of `analyze --json` and
-//! `read --json` over a capture, a batch of packets at a time as the pipeline does, and
-//! times each stage of each batch apart.
+//! docs/performance.md. It runs the stages of `analyze --json` and `read --json` over a
+//! capture, a batch of packets at a time as the pipeline does, and times each stage of each
+//! batch apart.
 //!
 //!   cargo run --release --example stages -- target/bench/roce_1k.pcap
 //!

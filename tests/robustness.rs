@@ -10,6 +10,8 @@
 #[path = "../fuzz/src/lib.rs"]
 mod harness;
 
+mod common;
+
 use std::fs;
 use std::io::{self, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -38,8 +40,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every capture the project ships, plus the real ibdump capture when `shared/` is beside
-/// the repository.
+/// Every capture the project ships, plus the real ibdump capture when the real captures are
+/// there (`common::real_capture`).
 fn fixtures() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for (dir, extensions) in [
@@ -60,12 +62,7 @@ fn fixtures() -> Vec<PathBuf> {
         }
     }
     files.sort();
-    let real = root().join("../shared/captures/infiniband-erf.pcap");
-    if real.exists() {
-        files.push(real);
-    } else {
-        eprintln!("note: {} is missing; it is left out", real.display());
-    }
+    files.extend(common::real_capture("infiniband-erf.pcap"));
     assert!(files.len() >= 25, "fixtures not found: {files:?}");
     files
 }

@@ -2,7 +2,7 @@
 //! length (a record the snaplen cut stays cut) and the timestamp. pcap for one link type,
 //! pcapng for anything (several interfaces, link types or timestamp resolutions).
 //!
-//! Written here rather than with the pcap-file crate; README, "Design", says why.
+//! Written here rather than with the pcap-file crate; docs/architecture.md says why.
 
 use std::io::{self, Write};
 

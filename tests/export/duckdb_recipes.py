@@ -1,4 +1,4 @@
-"""Runs the README's DuckDB recipes (tests/export/queries/*.sql) in the directory that
+"""Runs the DuckDB recipes of docs/cli.md (tests/export/queries/*.sql) in the directory that
 holds an export named `fleet`, and prints each query's rows as one JSON document:
 {"query name": [[column values...], ...]}. Used by tests/it/export_engines.rs."""
 import datetime

@@ -11,14 +11,10 @@ fn path(name: &str) -> String {
 
 #[test]
 fn count_stops_after_n_matching_packets() {
-    let out = rdmadump(&[
-        "read",
-        "-c",
-        "3",
-        "--kind",
-        "ib",
-        &real_capture().to_string_lossy(),
-    ]);
+    let Some(real) = real_capture("infiniband-erf.pcap") else {
+        return;
+    };
+    let out = rdmadump(&["read", "-c", "3", "--kind", "ib", &real.to_string_lossy()]);
     assert!(out.status.success());
     assert_eq!(stdout(&out).lines().count(), 3);
     let out = rdmadump(&[
@@ -27,7 +23,7 @@ fn count_stops_after_n_matching_packets() {
         "2",
         "--qp",
         "0x870408",
-        &real_capture().to_string_lossy(),
+        &real.to_string_lossy(),
     ]);
     let text = stdout(&out);
     assert_eq!(text.lines().count(), 2, "{text}");
@@ -180,7 +176,10 @@ fn missing_and_non_capture_files_get_one_line_errors() {
 
 #[test]
 fn stdin_is_read_with_dash_or_no_file() {
-    let bytes = std::fs::read(real_capture()).unwrap();
+    let Some(real) = real_capture("infiniband-erf.pcap") else {
+        return;
+    };
+    let bytes = std::fs::read(real).unwrap();
     for args in [vec!["read", "-"], vec!["read"]] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_rdmadump"))
             .args(&args)
@@ -380,16 +379,15 @@ fn a_late_stream_keeps_its_place_in_a_merge() {
 
 #[test]
 fn no_mmap_reads_the_same() {
-    let mapped = stdout(&rdmadump(&[
-        "read",
-        "--json",
-        &real_capture().to_string_lossy(),
-    ]));
+    let Some(real) = real_capture("infiniband-erf.pcap") else {
+        return;
+    };
+    let mapped = stdout(&rdmadump(&["read", "--json", &real.to_string_lossy()]));
     let streamed = stdout(&rdmadump(&[
         "read",
         "--json",
         "--no-mmap",
-        &real_capture().to_string_lossy(),
+        &real.to_string_lossy(),
     ]));
     assert_eq!(mapped, streamed);
 }
@@ -536,7 +534,7 @@ fn output_is_identical_on_one_thread_and_two_on_every_fixture() {
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
     files.sort();
-    files.push(real_capture().to_string_lossy().into_owned());
+    files.extend(real_capture("infiniband-erf.pcap").map(|p| p.to_string_lossy().into_owned()));
     for file in &files {
         for command in [&["read", "--json"][..], &["analyze", "--json"][..]] {
             let run = |threads: &str| {

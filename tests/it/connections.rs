@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::harness::{fixture, rdmadump, root, stderr, stdout};
+use crate::harness::{fixture, rdmadump, stderr, stdout};
 
 /// Every key the truth may hold; anything else fails, so the generator cannot record a fact
 /// that nobody checks.
@@ -115,11 +115,7 @@ fn generated_connections_match_their_truth() {
 }
 
 fn real(name: &str) -> Option<Value> {
-    let path = root().join("../shared/captures").join(name);
-    if !path.exists() {
-        eprintln!("skipped: {} not present", path.display());
-        return None;
-    }
+    let path = crate::harness::real_capture(name)?;
     Some(analyze(path.to_str().unwrap()))
 }
 

@@ -18,7 +18,7 @@ use rdmadump::output::parquet::rows::{Leaf, flatten};
 
 use crate::harness::{fixture, rdmadump, read_json, root, stderr};
 
-/// Every bundled capture, and the real ones beside the repository.
+/// Every bundled capture, and the real ones when they are there.
 pub fn all_captures() -> Vec<PathBuf> {
     let mut captures = Vec::new();
     for dir in [
@@ -35,7 +35,8 @@ pub fn all_captures() -> Vec<PathBuf> {
             }
         }
     }
-    for entry in std::fs::read_dir(root().join("../shared/captures"))
+    for entry in crate::harness::real_captures_dir()
+        .and_then(|dir| std::fs::read_dir(dir).ok())
         .into_iter()
         .flatten()
     {

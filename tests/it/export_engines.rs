@@ -1,5 +1,6 @@
-//! The README's recipes: DuckDB and Spark read an export of the bundled fixtures, and their
-//! answers equal what `rdmadump analyze --json` reports on the same captures.
+//! The export recipes of docs/cli.md: DuckDB and Spark read an export of the bundled
+//! fixtures, and their answers equal what `rdmadump analyze --json` reports on the same
+//! captures.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -7,23 +8,11 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::harness::{rdmadump, root, stderr};
+use crate::harness::{python_module_available, rdmadump, required, root, stderr};
 
-/// True when `python3 -c "import MODULE"` works. Under CI a missing engine fails the test;
-/// elsewhere it is skipped, loudly.
+/// True when `python3 -c "import MODULE"` works (see `harness::required`).
 fn engine_available(module: &str, install: &str) -> bool {
-    let found = Command::new("python3")
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{module} is not installed, and CI must run the export recipes ({install})"
-        );
-        eprintln!("\n*** SKIPPED: {module} not installed ({install}) ***\n");
-    }
-    found
+    required(python_module_available(module), module, install)
 }
 
 /// The bundled captures the recipes run over: every fixture with a name of its own.
@@ -44,7 +33,7 @@ fn captures() -> Vec<PathBuf> {
     captures
 }
 
-/// Exports the captures into `parent/fleet`, as the README's recipes name it.
+/// Exports the captures into `parent/fleet`, as the recipes of docs/cli.md name it.
 fn export_fleet(parent: &Path, captures: &[PathBuf]) {
     let fleet = parent.join("fleet");
     let mut args = vec!["export", "-o", fleet.to_str().unwrap()];
@@ -155,14 +144,14 @@ fn duckdb_recipes_answer_what_analyze_reports() {
 }
 
 #[test]
-fn the_readme_shows_the_recipes_that_the_test_runs() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+fn the_command_reference_shows_the_recipes_that_the_test_runs() {
+    let cli = std::fs::read_to_string(root().join("docs/cli.md")).expect("docs/cli.md");
     for entry in std::fs::read_dir(root().join("tests/export/queries")).expect("queries") {
         let path = entry.expect("entry").path();
         let sql = std::fs::read_to_string(&path).expect("query");
         assert!(
-            readme.contains(sql.trim()),
-            "README.md does not show {}",
+            cli.contains(sql.trim()),
+            "docs/cli.md does not show {}",
             path.display()
         );
     }

@@ -306,22 +306,14 @@ const UNREADABLE: &[(&str, &str)] = &[
     ),
 ];
 
-fn tshark_available() -> bool {
-    Command::new("tshark").arg("--version").output().is_ok()
-        && Command::new("mergecap").arg("-h").output().is_ok()
-        && Command::new("capinfos").arg("-h").output().is_ok()
-}
-
 /// Every capture in fixtures/ (and its connections/ and scenarios/) and the real ones.
 fn captures() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for dir in [
-        "fixtures",
-        "fixtures/connections",
-        "fixtures/scenarios",
-        "../shared/captures",
-    ] {
-        let Ok(entries) = std::fs::read_dir(root().join(dir)) else {
+    let real = crate::harness::real_captures_dir();
+    let fixtures =
+        ["fixtures", "fixtures/connections", "fixtures/scenarios"].map(|d| root().join(d));
+    for dir in fixtures.into_iter().chain(real) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
         let mut found: Vec<PathBuf> = entries
@@ -448,8 +440,7 @@ fn merge(dir: &Path) -> (PathBuf, impl Fn(u64) -> (String, u64)) {
 
 #[test]
 fn wireshark_filters_select_the_same_frames_as_tshark() {
-    if !tshark_available() {
-        eprintln!("tshark or mergecap not installed: skipped (.ci/run installs them)");
+    if !crate::harness::wireshark_tools() {
         return;
     }
     assert!(FILTERS.len() >= 60, "{}", FILTERS.len());
@@ -582,8 +573,7 @@ fn ours(value: rdmadump::fields::Value) -> String {
 /// header or protocol (bytes, none) is compared by presence alone.
 #[test]
 fn wireshark_names_have_the_values_tshark_gives() {
-    if !tshark_available() {
-        eprintln!("tshark or mergecap not installed: skipped (.ci/run installs them)");
+    if !crate::harness::wireshark_tools() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("rdmadump-field-diff-{}", std::process::id()));

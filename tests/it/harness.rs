@@ -1,9 +1,14 @@
-//! Running the binary and reading its JSON output.
+//! Running the binary and reading its JSON output; finding the real captures and the tools
+//! some tests compare with.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+#[path = "../common/mod.rs"]
+mod common;
+pub use common::{real_capture, real_captures_dir};
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -11,10 +16,6 @@ pub fn root() -> PathBuf {
 
 pub fn fixture(name: &str) -> PathBuf {
     root().join("fixtures").join(name)
-}
-
-pub fn real_capture() -> PathBuf {
-    root().join("../shared/captures/infiniband-erf.pcap")
 }
 
 pub fn rdmadump(args: &[&str]) -> Output {
@@ -33,13 +34,39 @@ pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// `rdmadump read --json` on a file, one parsed object per frame.
+/// `rdmadump ARGS`, which must do its job: a test that reads only the output would otherwise
+/// pass on the empty output of a filter that failed to compile. Its stderr may hold
+/// warnings, and the one failure that still prints frames: a capture damaged past some
+/// record yields every record before it, a message naming the file and the offset, and
+/// exit status 2 (the man page's EXIT STATUS).
+pub fn rdmadump_ok(args: &[&str]) -> Output {
+    let out = rdmadump(args);
+    let text = stderr(&out);
+    let damage = |line: &str| {
+        args.iter()
+            .any(|arg| line.starts_with(&format!("rdmadump: {arg}: offset ")))
+    };
+    let explained = text
+        .lines()
+        .all(|line| line.starts_with("rdmadump: warning: ") || damage(line));
+    let status_fits =
+        out.status.success() || out.status.code() == Some(2) && text.lines().any(damage);
+    assert!(
+        explained && status_fits,
+        "rdmadump {args:?}: {}, stderr: {text}",
+        out.status
+    );
+    out
+}
+
+/// `rdmadump read --json` on a file, one parsed object per frame, from a run that did its
+/// job (`rdmadump_ok`).
 pub fn read_json(path: &Path, extra: &[&str]) -> Vec<Value> {
     let path = path.to_str().expect("utf-8 path");
     let mut args = vec!["read", "--json"];
     args.extend_from_slice(extra);
     args.push(path);
-    let out = rdmadump(&args);
+    let out = rdmadump_ok(&args);
     stdout(&out).lines().map(parse_line).collect()
 }
 
@@ -59,4 +86,45 @@ pub fn parse_line(line: &str) -> Value {
         }
     }
     value
+}
+
+/// Whether the program `name` is on PATH. Looked up rather than run: starting tshark costs a
+/// fifth of a second.
+pub fn tool_available(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
+}
+
+/// Whether `python3 -c "import MODULE"` works.
+pub fn python_module_available(module: &str) -> bool {
+    Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// `found`; when it is false, a test that needs `what` fails under CI (`.ci/run` installs
+/// everything) and elsewhere is skipped, saying how to install it.
+pub fn required(found: bool, what: &str, install: &str) -> bool {
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{what} is missing, and CI must run this test ({install})"
+        );
+        // Straight to the process's stderr: libtest captures eprintln! of passing tests.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("\n*** SKIPPED: {what} not installed ({install}) ***\n\n").as_bytes(),
+        );
+    }
+    found
+}
+
+/// tshark, capinfos and mergecap, which come from one Wireshark package (see `required`).
+pub fn wireshark_tools() -> bool {
+    required(
+        tool_available("tshark") && tool_available("capinfos") && tool_available("mergecap"),
+        "tshark, capinfos and mergecap",
+        "apt-get install -y tshark",
+    )
 }

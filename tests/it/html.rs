@@ -396,23 +396,13 @@ fn expected_charts(scenario: &str) -> usize {
     }
 }
 
-/// Chromium, or None (and a note) when it is missing outside CI.
+/// Chromium under either of its names, or None (see `harness::required`).
 fn chromium() -> Option<&'static str> {
-    for name in ["chromium", "chromium-browser"] {
-        if Command::new(name)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-        {
-            return Some(name);
-        }
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "chromium is not installed, and CI must run the browser test (apt-get install -y chromium)"
-    );
-    eprintln!("\n*** SKIPPED: chromium not installed (apt-get install -y chromium) ***\n");
-    None
+    let name = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|name| crate::harness::tool_available(name));
+    crate::harness::required(name.is_some(), "chromium", "apt-get install -y chromium");
+    name
 }
 
 fn run_browser(browser: &str, args: &[&str], page: &Path) -> (String, String) {

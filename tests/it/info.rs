@@ -8,8 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::harness::{rdmadump, root, stderr, stdout};
-use crate::write::wireshark_tools;
+use crate::harness::{rdmadump, real_capture, root, stderr, stdout, wireshark_tools};
 
 /// Captures capinfos reads. Left out: linktype-247 files, which tshark 4.0's wiretap cannot
 /// read (docs/tshark-differences.md row 1), and huge_caplen.pcap, which capinfos takes for
@@ -39,10 +38,19 @@ const CAPTURES: &[&str] = &[
     "fixtures/sll2.pcap",
     "fixtures/tunnels.pcap",
     "fixtures/zstd_big_endian.pcapng",
-    "../shared/captures/infiniband-erf.pcap",
-    "../shared/captures/ipoib.pcap",
-    "../shared/captures/rdma-cm-rxe.pcap",
 ];
+
+/// The real captures capinfos reads, besides `CAPTURES`.
+const REAL_CAPTURES: &[&str] = &["infiniband-erf.pcap", "ipoib.pcap", "rdma-cm-rxe.pcap"];
+
+/// `CAPTURES`, and the real ones when they are there.
+fn captures() -> Vec<String> {
+    let mut files: Vec<String> = CAPTURES.iter().map(|p| p.to_string()).collect();
+    for name in REAL_CAPTURES {
+        files.extend(real_capture(name).map(|p| p.to_string_lossy().into_owned()));
+    }
+    files
+}
 
 /// Wireshark's short encapsulation names (capinfos -E) for the link types involved.
 fn wtap_name(linktype: u64) -> &'static str {
@@ -79,7 +87,8 @@ fn counts_times_container_and_link_type_agree_with_capinfos() {
     let mut args = vec![
         "-T", "-r", "-t", "-E", "-l", "-c", "-d", "-S", "-a", "-e", "-u",
     ];
-    args.extend_from_slice(CAPTURES);
+    let captures = captures();
+    args.extend(captures.iter().map(String::as_str));
     let out = Command::new("capinfos")
         .args(&args)
         .current_dir(root())
@@ -87,8 +96,8 @@ fn counts_times_container_and_link_type_agree_with_capinfos() {
         .unwrap();
     let table = stdout(&out);
     let rows: Vec<Vec<&str>> = table.lines().map(|l| l.split('\t').collect()).collect();
-    assert_eq!(rows.len(), CAPTURES.len(), "{}", stderr(&out));
-    for (path, row) in CAPTURES.iter().zip(rows) {
+    assert_eq!(rows.len(), captures.len(), "{}", stderr(&out));
+    for (path, row) in captures.iter().zip(rows) {
         let [
             name,
             kind,

@@ -1,6 +1,6 @@
-//! The README's recipes, run as written: every ```console block's `$ command` runs in bash
-//! from the repository root with the built rdmadump first on PATH, and its output must be
-//! the lines shown under it.
+//! The examples of the README and the recipes of docs/cli.md, run as written: every
+//! ```console block's `$ command` runs in bash from the repository root with the built
+//! rdmadump first on PATH, and its output must be the lines shown under it.
 
 use std::process::Command;
 
@@ -11,11 +11,15 @@ struct Recipe {
     expected: Vec<String>,
 }
 
-fn recipes() -> Vec<Recipe> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+/// The documents whose ```console blocks are run.
+const DOCUMENTS: [&str; 2] = ["README.md", "docs/cli.md"];
+
+fn recipes(document: &str) -> Vec<Recipe> {
+    let text = std::fs::read_to_string(root().join(document))
+        .unwrap_or_else(|e| panic!("{document}: {e}"));
     let mut recipes = Vec::new();
     let mut in_block = false;
-    for line in readme.lines() {
+    for line in text.lines() {
         if line.starts_with("```console") {
             in_block = true;
         } else if line.starts_with("```") {
@@ -35,14 +39,17 @@ fn recipes() -> Vec<Recipe> {
 }
 
 #[test]
-fn readme_recipes_run_as_documented() {
-    if !crate::write::wireshark_tools() {
+fn the_recipes_of_the_readme_and_cli_md_run_as_documented() {
+    let jq = crate::harness::tool_available("jq");
+    if !crate::harness::wireshark_tools()
+        || !crate::harness::required(jq, "jq", "apt-get install -y jq")
+    {
         return;
     }
-    let recipes = recipes();
+    let counts = DOCUMENTS.map(|document| recipes(document).len());
     assert!(
-        recipes.len() >= 4,
-        "the README should hold the four recipes"
+        counts[0] >= 2 && counts[1] >= 4,
+        "the README should show its examples and docs/cli.md its recipes: {counts:?}"
     );
     let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_rdmadump"))
         .parent()
@@ -53,7 +60,7 @@ fn readme_recipes_run_as_documented() {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    for recipe in recipes {
+    for recipe in DOCUMENTS.iter().flat_map(|document| recipes(document)) {
         let out = Command::new("bash")
             .args(["-o", "pipefail", "-c", &recipe.command])
             .current_dir(root())

@@ -491,12 +491,15 @@ fn storm_threshold_changes_the_verdict() {
     assert_eq!(storms("1ms"), 2);
 }
 
-/// ../shared/captures/rdma-cm-rxe.pcap: a READ of 4096 bytes whose responses carry 1024
+/// The real capture rdma-cm-rxe.pcap: a READ of 4096 bytes whose responses carry 1024
 /// bytes each, and no request after it. Its PMTU is the responses' 1024, not a number
 /// inferred from the 18-byte WRITE before it.
 #[test]
 fn real_read_takes_its_pmtu_from_its_responses() {
-    let out = rdmadump(&["analyze", "--json", "../shared/captures/rdma-cm-rxe.pcap"]);
+    let Some(path) = crate::harness::real_capture("rdma-cm-rxe.pcap") else {
+        return;
+    };
+    let out = rdmadump(&["analyze", "--json", path.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let requests = doc["flows"]

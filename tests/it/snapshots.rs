@@ -4,7 +4,7 @@
 //! The values themselves are checked against independent truth elsewhere (expected_fixtures,
 //! scenarios, tshark_diff); these snapshots catch every other change in what users see.
 
-use crate::harness::{fixture, rdmadump, stdout};
+use crate::harness::{fixture, rdmadump_ok, stdout};
 
 /// Paths relative to the repository root (where the binary runs), so that snapshots do not
 /// depend on where the repository is checked out.
@@ -30,15 +30,13 @@ fn name(path: &std::path::Path) -> String {
 #[test]
 fn read_outputs() {
     let mut files = captures("");
-    files.push(std::path::PathBuf::from(
-        "../shared/captures/infiniband-erf.pcap",
-    ));
-    files.push(std::path::PathBuf::from("../shared/captures/ipoib.pcap"));
+    files.extend(crate::harness::real_capture("infiniband-erf.pcap"));
+    files.extend(crate::harness::real_capture("ipoib.pcap"));
     for file in files {
         let path = file.to_str().unwrap();
-        let text = stdout(&rdmadump(&["read", "--color", "never", path]));
+        let text = stdout(&rdmadump_ok(&["read", "--color", "never", path]));
         insta::assert_snapshot!(format!("read_{}", name(&file)), text);
-        let json = stdout(&rdmadump(&["read", "--json", path]));
+        let json = stdout(&rdmadump_ok(&["read", "--json", path]));
         insta::assert_snapshot!(format!("read_json_{}", name(&file)), json);
     }
 }
@@ -47,12 +45,12 @@ fn read_outputs() {
 fn analyze_outputs() {
     for file in captures("scenarios") {
         let path = file.to_str().unwrap();
-        let text = stdout(&rdmadump(&["analyze", "--color", "never", path]));
+        let text = stdout(&rdmadump_ok(&["analyze", "--color", "never", path]));
         insta::assert_snapshot!(format!("analyze_{}", name(&file)), text);
         // Pretty-printed so that a change shows as a readable diff; exact timestamps are
         // covered by the scenario tests.
         let json: serde_json::Value =
-            serde_json::from_str(&stdout(&rdmadump(&["analyze", "--json", path]))).unwrap();
+            serde_json::from_str(&stdout(&rdmadump_ok(&["analyze", "--json", path]))).unwrap();
         insta::assert_snapshot!(
             format!("analyze_json_{}", name(&file)),
             serde_json::to_string_pretty(&json).unwrap()

@@ -145,7 +145,7 @@ fn write_keeps_the_window() {
         CRC_CASES,
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
-    if !crate::write::wireshark_tools() {
+    if !crate::harness::wireshark_tools() {
         return;
     }
     let tshark = Command::new("tshark")

@@ -24,8 +24,8 @@ fn captures() -> Vec<PathBuf> {
     .iter()
     .map(|name| fixture(name))
     .collect();
-    all.push(root().join("../shared/captures/infiniband-erf.pcap"));
-    all.push(root().join("../shared/captures/rdma-cm-rxe.pcap"));
+    all.extend(crate::harness::real_capture("infiniband-erf.pcap"));
+    all.extend(crate::harness::real_capture("rdma-cm-rxe.pcap"));
     all
 }
 
@@ -71,7 +71,7 @@ fn tshark_times(path: &Path) -> HashMap<u64, u64> {
 
 #[test]
 fn read_json_ts_ns_is_tsharks_epoch_time() {
-    if !crate::write::wireshark_tools() {
+    if !crate::harness::wireshark_tools() {
         return;
     }
     for path in captures() {
@@ -145,7 +145,7 @@ fn named_times(value: &Value, out: &mut Vec<(String, u64, u64)>) {
 
 #[test]
 fn analyze_json_times_are_tsharks_epoch_times_in_nanoseconds() {
-    if !crate::write::wireshark_tools() {
+    if !crate::harness::wireshark_tools() {
         return;
     }
     let mut scenarios: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures/scenarios"))
@@ -154,7 +154,7 @@ fn analyze_json_times_are_tsharks_epoch_times_in_nanoseconds() {
         .filter(|p| p.extension().is_some_and(|e| e == "pcap"))
         .collect();
     scenarios.sort();
-    scenarios.push(root().join("../shared/captures/rdma-cm-rxe.pcap"));
+    scenarios.extend(crate::harness::real_capture("rdma-cm-rxe.pcap"));
     let (mut named, mut twins) = (0, 0);
     for path in scenarios {
         let times = tshark_times(&path);
@@ -188,7 +188,7 @@ fn analyze_json_times_are_tsharks_epoch_times_in_nanoseconds() {
 /// what is cut must agree with the resolution (zeros for microseconds).
 #[test]
 fn time_ud_is_tsharks_utc_date_and_time() {
-    if !crate::write::wireshark_tools() {
+    if !crate::harness::wireshark_tools() {
         return;
     }
     for path in captures().into_iter().chain([fixture("multi_if.pcapng")]) {
@@ -240,7 +240,7 @@ fn time_ud_is_tsharks_utc_date_and_time() {
 
 #[test]
 fn analyze_summary_gives_first_and_last_packet_as_utc_dates() {
-    if !crate::write::wireshark_tools() {
+    if !crate::harness::wireshark_tools() {
         return;
     }
     let path = fixture("scenarios/gbn_wrap.pcap");

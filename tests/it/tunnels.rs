@@ -1,11 +1,11 @@
 //! Tunnels as users see them: the filter over the tunnel list and the text line. The decoded
 //! values themselves are checked against the generator's truth (expected_fixtures) and tshark.
 
-use crate::harness::{fixture, rdmadump, stdout};
+use crate::harness::{fixture, rdmadump_ok, stdout};
 
 fn frames(filter: &str) -> Vec<u64> {
     let path = fixture("tunnels.pcap");
-    let out = rdmadump(&["read", "--json", "-Y", filter, path.to_str().unwrap()]);
+    let out = rdmadump_ok(&["read", "--json", "-Y", filter, path.to_str().unwrap()]);
     stdout(&out)
         .lines()
         .map(|line| {
@@ -51,7 +51,7 @@ fn a_tunnel_field_matches_when_any_tunnel_of_the_frame_matches() {
 #[test]
 fn the_text_line_puts_each_tunnel_before_the_inner_frame_after_the_kind() {
     let path = fixture("tunnels.pcap");
-    let text = stdout(&rdmadump(&["read", path.to_str().unwrap()]));
+    let text = stdout(&rdmadump_ok(&["read", path.to_str().unwrap()]));
     let line = text.lines().nth(11).unwrap();
     let (_, rest) = line.split_once(" roce_v2   ").unwrap();
     assert!(

@@ -6,28 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::harness::{rdmadump, root, stderr};
-
-pub fn tool_available(name: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
-}
-
-/// False (and a note on stderr) when the Wireshark tools are missing outside CI.
-pub fn wireshark_tools() -> bool {
-    if tool_available("tshark") && tool_available("capinfos") && tool_available("mergecap") {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "tshark, capinfos and mergecap are missing, and CI must run this test"
-    );
-    let _ = std::io::Write::write_all(
-        &mut std::io::stderr(),
-        b"\n*** SKIPPED: wireshark tools not installed (apt-get install -y tshark) ***\n\n",
-    );
-    false
-}
+use crate::harness::{rdmadump, real_capture, root, stderr, wireshark_tools};
 
 fn tool(name: &str, args: &[&str]) -> String {
     let out = Command::new(name)
@@ -97,7 +76,7 @@ fn every_frame_is_copied_with_its_time_lengths_and_bytes() {
     let dir = tempfile::tempdir().unwrap();
     // (input, the container the copy must be): pcap stays pcap with its resolution,
     // pcapng stays pcapng, compressed inputs are written plain.
-    let cases: &[(&str, [u8; 4])] = &[
+    let mut cases: Vec<(String, [u8; 4])> = [
         ("fixtures/roce_v2_crc_cases.pcap", PCAP_US),
         ("fixtures/nanosecond_le.pcap", PCAP_NS),
         ("fixtures/nanosecond_be.pcap", PCAP_NS),
@@ -107,10 +86,12 @@ fn every_frame_is_copied_with_its_time_lengths_and_bytes() {
         ("fixtures/big_endian.pcapng", PCAPNG),
         ("fixtures/zstd_big_endian.pcapng", PCAPNG),
         ("fixtures/multi_if.pcapng", PCAPNG),
-        ("../shared/captures/infiniband-erf.pcap", PCAP_US),
-        ("../shared/captures/ipoib.pcap", PCAP_US),
-        ("../shared/captures/rdma-cm-rxe.pcap", PCAP_US),
-    ];
+    ]
+    .map(|(input, container)| (input.to_string(), container))
+    .into();
+    for name in ["infiniband-erf.pcap", "ipoib.pcap", "rdma-cm-rxe.pcap"] {
+        cases.extend(real_capture(name).map(|p| (p.to_string_lossy().into_owned(), PCAP_US)));
+    }
     let mut cut = 0;
     for (n, (input, container)) in cases.iter().enumerate() {
         let out = write(dir.path(), &format!("{n}.out"), &[], &[input]);
@@ -139,7 +120,10 @@ fn erf_input_becomes_pcapng_when_the_name_says_so() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let input = "../shared/captures/infiniband-erf.pcap";
+    let Some(input) = real_capture("infiniband-erf.pcap") else {
+        return;
+    };
+    let input = input.to_str().unwrap();
     let out = write(dir.path(), "ib.pcapng", &[], &[input]);
     assert_eq!(magic(&out), PCAPNG);
     let fields = ["frame.len", "frame.cap_len", "frame.encap_type"];
@@ -216,21 +200,17 @@ fn merged_inputs_match_mergecap() {
     ];
     // One link type: pcap. Two (Ethernet, IPoIB): pcapng, one interface per input, as
     // mergecap makes them.
-    for (inputs, container, format) in [
-        (
-            ["fixtures/roce_v1.pcap", "fixtures/roce_v2_crc_cases.pcap"],
-            PCAP_US,
-            "pcap",
-        ),
-        (
-            [
-                "../shared/captures/rdma-cm-rxe.pcap",
-                "../shared/captures/ipoib.pcap",
-            ],
-            PCAPNG,
-            "pcapng",
-        ),
-    ] {
+    let mut cases = vec![(
+        ["fixtures/roce_v1.pcap", "fixtures/roce_v2_crc_cases.pcap"].map(String::from),
+        PCAP_US,
+        "pcap",
+    )];
+    if let [Some(rxe), Some(ipoib)] = ["rdma-cm-rxe.pcap", "ipoib.pcap"].map(real_capture) {
+        let inputs = [rxe, ipoib].map(|p| p.to_string_lossy().into_owned());
+        cases.push((inputs, PCAPNG, "pcapng"));
+    }
+    for (inputs, container, format) in cases {
+        let inputs = inputs.each_ref().map(String::as_str);
         let out = write(dir.path(), "merged.out", &[], &inputs);
         assert_eq!(magic(&out), container, "{inputs:?}");
         let reference = dir.path().join("mergecap.out");
