@@ -8,7 +8,7 @@ use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analyze::AnomalyKind;
-use crate::analyze::flows::is_legal_pmtu;
+use crate::analyze::key::is_legal_pmtu;
 use crate::filter::KindSelection;
 use crate::filter::time::TimeBound;
 use crate::filter::{Field, find_field};

@@ -6,6 +6,7 @@ pub mod connections;
 pub mod crc_lanes;
 pub mod flows;
 pub mod halve;
+pub mod key;
 pub mod model;
 pub mod pause_lanes;
 pub mod pfc;
@@ -21,7 +22,8 @@ use crate::wire::ethernet::Mac;
 use crate::wire::opcode::{self, Role};
 
 use connections::ConnectionTable;
-use flows::{FlowKey, FlowTable, FrameRef};
+use flows::FlowTable;
+use key::{FlowKey, FrameRef};
 use pfc::{Cascade, PfcTracker, Storm};
 
 #[derive(Debug, Clone)]

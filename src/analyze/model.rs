@@ -12,7 +12,8 @@ use std::fmt::Display;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
-use super::flows::{Flow, FlowKey, FrameRef};
+use super::flows::Flow;
+use super::key::{FlowKey, FrameRef};
 use super::pfc::{ALL_PRIORITIES, Cascade, Join, SenderStats, Storm};
 use super::{AnalyzeConfig, Analyzer, Anomaly, AnomalyKind, CrcCounts, Endpoints, What};
 use crate::capture::merge::InputReport;

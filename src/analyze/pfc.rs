@@ -15,7 +15,7 @@ use std::collections::HashMap;
 /// than SipHash on these small keys.
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-use super::flows::FrameRef;
+use super::key::FrameRef;
 use super::pause_lanes::{PauseLanes, Paused};
 use super::{Anomaly, AnomalySink, What};
 use crate::dissect::Packet;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::analyze::connections::{ConnectionTable, Selection};
-use crate::analyze::flows::{FlowKey, FrameRef};
+use crate::analyze::key::{FlowKey, FrameRef};
 use crate::analyze::model::Report;
 use crate::analyze::points::Identity;
 use crate::analyze::points::skew::{Offset, SkewEstimator};

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, LineStyle, Table, TableStyle};
 
-use crate::analyze::flows::{FrameRef, PmtuSource};
+use crate::analyze::key::{FrameRef, PmtuSource};
 use crate::analyze::model::{Priority, Report, Seconds};
 use crate::analyze::pfc::ALL_PRIORITIES;
 use crate::analyze::{AnomalyKind, CrcCounts, What};

@@ -14,9 +14,7 @@ mod timeline;
 
 use std::collections::HashMap;
 
-pub use direction::{
-    IDLE_NS, NAK_CODES, OPS, PathMtuSource, Requests, Responses, SeqDetail, Verdict,
-};
+pub use direction::{IDLE_NS, NAK_CODES, OPS, Requests, Responses};
 pub use history::History;
 pub use report::{Connection, ConnectionRow, Connections, Direction};
 pub use select::Selection;
@@ -25,7 +23,8 @@ pub use series::Series;
 use timeline::Event;
 pub use timeline::{Bucket, Timeline};
 
-use super::flows::{FlowHint, FlowKey, FrameRef, PmtuSource, is_legal_pmtu};
+use super::flows::FlowHint;
+use super::key::{FlowKey, FrameRef, PmtuSource, SeqDetail, Verdict, is_legal_pmtu};
 use super::psn;
 use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
@@ -97,7 +96,7 @@ pub struct End {
     pub state: State,
     pub first: FrameRef,
     pub last: FrameRef,
-    pub pmtu: Option<(u32, PathMtuSource)>,
+    pub pmtu: Option<(u32, PmtuSource)>,
     /// Where the peer's requests to this end start, from CM.
     pub cm_start_psn: Option<u32>,
     pub transport: u8,
@@ -213,9 +212,7 @@ impl ConnectionTable {
             order: self.next_order,
             first: at,
             last: at,
-            pmtu: self
-                .given_pmtu
-                .map(|m| (m, PathMtuSource::Flow(PmtuSource::Given))),
+            pmtu: self.given_pmtu.map(|m| (m, PmtuSource::Given)),
             ..End::default()
         });
         self.next_order += 1;
@@ -272,9 +269,9 @@ impl ConnectionTable {
     }
 
     /// The path MTU end `slot`'s READs are counted with, when known.
-    pub fn read_pmtu(&self, slot: usize) -> Option<(u32, PathMtuSource)> {
+    pub fn read_pmtu(&self, slot: usize) -> Option<(u32, PmtuSource)> {
         self.given_pmtu
-            .map(|m| (m, PathMtuSource::Flow(PmtuSource::Given)))
+            .map(|m| (m, PmtuSource::Given))
             .or(self.ends.get(slot)?.pmtu)
     }
 
@@ -337,16 +334,10 @@ impl ConnectionTable {
         if !is_legal_pmtu(payload) {
             return;
         }
-        let learnt = Some((payload, PathMtuSource::Flow(PmtuSource::Observed)));
+        let learnt = Some((payload, PmtuSource::Observed));
         // What CM or the user said stands; what packets show only fills in.
-        let settled = |pmtu: Option<(u32, PathMtuSource)>| {
-            matches!(
-                pmtu,
-                Some((
-                    _,
-                    PathMtuSource::Cm | PathMtuSource::Flow(PmtuSource::Given)
-                ))
-            )
+        let settled = |pmtu: Option<(u32, PmtuSource)>| {
+            matches!(pmtu, Some((_, PmtuSource::Cm | PmtuSource::Given)))
         };
         let end = &mut self.ends[slot];
         if settled(end.pmtu) {
@@ -389,9 +380,7 @@ impl ConnectionTable {
         };
         let consume = match fetch_len.filter(|_| read) {
             Some(len) => {
-                let pmtu = given
-                    .map(|m| (m, PathMtuSource::Flow(PmtuSource::Given)))
-                    .or(end.pmtu);
+                let pmtu = given.map(|m| (m, PmtuSource::Given)).or(end.pmtu);
                 match pmtu {
                     Some((m, _)) => {
                         let n = len.div_ceil(m).max(1);
@@ -685,7 +674,7 @@ impl ConnectionTable {
                         end.cm_start_psn = Some(start);
                     }
                     if let Some(m) = req.pmtu.filter(|&m| is_legal_pmtu(m)) {
-                        end.pmtu = Some((m, PathMtuSource::Cm));
+                        end.pmtu = Some((m, PmtuSource::Cm));
                     }
                 }
                 self.ends[a].history.push(b'h', false, clock_of(at));

@@ -4,7 +4,7 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use super::super::flows::{FrameRef, legal_pmtu_at_least};
+use super::super::key::{FrameRef, legal_pmtu_at_least};
 use super::super::sketch::Sketch;
 use super::direction::{NAK_CODES, OPS, Requests, Responses};
 use super::{ConnectionTable, End, PairedBy, State, history, transport_name};

@@ -11,7 +11,7 @@ pub mod skew;
 
 use std::collections::{HashMap, VecDeque};
 
-use super::flows::{FlowKey, FrameRef};
+use super::key::{FlowKey, FrameRef};
 use super::psn;
 use super::{Anomaly, AnomalySink, What};
 use crate::wire::opcode::Role;
