@@ -9,17 +9,18 @@
 //! | [`capture`] | pcap and pcapng readers, and the merge of several captures by time |
 //! | [`dissect`] | a capture record becomes a [`dissect::Packet`] of header views |
 //! | [`filter`] | `-Y` expressions, compiled once and evaluated per packet |
-//! | [`analyze`] | per-QP flow state, PFC tracking, and the report model |
+//! | [`analyze`] | per-QP flow state, PFC tracking, anomalies: one streaming pass |
+//! | [`report`] | what the analysis found, as plain data: built once at the end, written by `output` |
 //! | [`output`] | packets as JSON Lines or text lines; the report as JSON or tables |
 //! | `commands`, `cli` | the command-line program (feature `cli`, on by default) |
 //!
 //! # Using the library
 //!
 //! Open a capture, walk its records, dissect each into a [`dissect::Packet`], feed the
-//! packets to an [`analyze::Analyzer`], and read the [`analyze::model::Report`]:
+//! packets to an [`analyze::Analyzer`], and build the [`report::Report`] from it:
 //!
 //! ```
-//! use rdmadump::analyze::model::Report;
+//! use rdmadump::report::Report;
 //! use rdmadump::analyze::{AnalyzeConfig, Analyzer};
 //! use rdmadump::capture::merge::InputReport;
 //! use rdmadump::capture::{CaptureReader, SliceInput};
@@ -68,4 +69,5 @@ pub mod crc;
 pub mod dissect;
 pub mod filter;
 pub mod output;
+pub mod report;
 pub mod wire;

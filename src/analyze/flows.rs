@@ -105,6 +105,15 @@ pub struct SeqEvent<'c> {
     pub pmtu: Option<(u32, PmtuSource)>,
 }
 
+/// Memory one flow costs in the table: its state, plus an index entry with the hash
+/// table's control byte and spare capacity (at most 1/8 empty at full load). Growth can
+/// leave up to as much again unused until the table fills.
+pub fn bytes_per_flow() -> usize {
+    let state = std::mem::size_of::<(FlowKey, Flow)>();
+    let index = (std::mem::size_of::<(FlowKey, u32)>() + 1) * 8 / 7;
+    state + index
+}
+
 /// Where a flow sat in the table when last looked up: a connection end keeps one per role,
 /// so the packets it sees find their flow with one key comparison instead of a second hash
 /// lookup. Eviction moves flows, and changes the generation that makes old hints stale.

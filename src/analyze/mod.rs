@@ -1,13 +1,12 @@
 //! `rdmadump analyze`: one streaming pass over decoded packets that rebuilds per-QP flows,
 //! finds PSN gaps, go-back-N episodes, NAKs, congestion marks, CRC failures, PFC storms
-//! and pause cascades.
+//! and pause cascades. What the analysis says is the report layer, built from it at the end.
 
 pub mod connections;
 pub mod crc_lanes;
 pub mod flows;
 pub mod halve;
 pub mod key;
-pub mod model;
 pub mod pause_lanes;
 pub mod pfc;
 pub mod points;

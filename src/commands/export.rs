@@ -11,7 +11,6 @@ use serde_json::{Map, Value};
 
 use crate::analyze::Analyzer;
 use crate::analyze::connections::{NAK_CODES, OPS};
-use crate::analyze::model::{AnomalyRow, Files, Report};
 use crate::capture::merge::InputReport;
 use crate::cli::{ExportArgs, PartitionArg};
 use crate::filter::PacketFilter;
@@ -24,6 +23,8 @@ use crate::output::parquet::{
 use super::pipeline::Batch;
 use super::{RunOptions, for_each_batch_with, input_paths};
 use crate::output::parquet::encoded::{self, RowBytes};
+use crate::report::anomalies::AnomalyRow;
+use crate::report::{Files, Report};
 
 thread_local! {
     /// Where each worker thread formats addresses for the rows it encodes.

@@ -7,11 +7,11 @@ use std::fmt::Write;
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, LineStyle, Table, TableStyle};
 
 use crate::analyze::key::{FrameRef, PmtuSource};
-use crate::analyze::model::{Priority, Report, Seconds};
 use crate::analyze::pfc::ALL_PRIORITIES;
 use crate::analyze::{AnomalyKind, CrcCounts, What};
 use crate::dissect::Kind;
 use crate::output::time::UtcDateTime;
+use crate::report::{Priority, Report, Seconds};
 use crate::wire::opcode::Role;
 
 /// Flows listed; a capture with more shows the most eventful ones.

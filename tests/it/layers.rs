@@ -9,17 +9,20 @@ use std::path::Path;
 /// Each top-level module of `src/` with its rank: a module may use modules of a lower or
 /// equal rank only. `wire` and `crc` are the byte-level base; `filter` and `analyze` both
 /// consume packets and know nothing of each other's output.
-const RANKS: [(&str, u8); 10] = [
+const RANKS: [(&str, u8); 13] = [
     ("wire", 0),
     ("crc", 1),
     ("capture", 1),
     ("dissect", 2),
-    ("filter", 3),
-    ("analyze", 3),
-    ("output", 4),
-    ("commands", 5),
-    ("cli", 5),
-    ("main", 6),
+    ("fields", 3),
+    ("filter", 4),
+    ("analyze", 4),
+    ("report", 5),
+    ("pipeline", 5),
+    ("output", 6),
+    ("cli", 7),
+    ("commands", 8),
+    ("main", 9),
 ];
 
 fn rank(module: &str) -> Option<u8> {

@@ -56,35 +56,3 @@ impl History {
             .map(|(&clock, &tagged)| (clock, tagged & !INTO, tagged & INTO != 0))
     }
 }
-
-/// Merges the two ends' histories into the connection's string: upper case for events of
-/// A's requests (arriving at B's end) and of B's answers to them (arriving at A's end).
-pub fn render(a_end: &History, b_end: Option<&History>) -> String {
-    let mut all: Vec<(u64, u8, bool)> = Vec::with_capacity(2 * EVENTS);
-    for (clock, letter, into) in a_end.events() {
-        // At A's end, "into" events belong to B's direction.
-        all.push((clock, letter, !into));
-    }
-    if let Some(b) = b_end {
-        all.extend(b.events());
-    }
-    all.sort_by_key(|e| e.0);
-    let mut out = String::with_capacity(all.len() + 1);
-    let mut last = 0u8;
-    for (_, letter, a_dir) in all {
-        let shown = if a_dir || matches!(letter, b'h' | b'x') {
-            letter.to_ascii_uppercase()
-        } else {
-            letter
-        };
-        if shown != last {
-            out.push(char::from(shown));
-            last = shown;
-        }
-    }
-    let dropped = a_end.dropped + b_end.map_or(0, |b| b.dropped);
-    if dropped > 0 {
-        out.push('+');
-    }
-    out
-}

@@ -4,9 +4,8 @@
 //! the two ends are paired from the CM exchange or, failing that, from the responses.
 
 mod direction;
-mod history;
+pub mod history;
 mod index;
-mod report;
 mod select;
 pub mod sequence;
 mod series;
@@ -16,7 +15,6 @@ use std::collections::HashMap;
 
 pub use direction::{IDLE_NS, NAK_CODES, OPS, Requests, Responses};
 pub use history::History;
-pub use report::{Connection, ConnectionRow, Connections, Direction};
 pub use select::Selection;
 use sequence::Mark;
 pub use series::Series;

@@ -21,8 +21,8 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::analyze_text::{self as text, describe, where_};
 use crate::analyze::Analyzer;
-use crate::analyze::connections::{Connection, Direction};
-use crate::analyze::model::Report;
+use crate::report::Report;
+use crate::report::connections::{Connection, Direction};
 
 /// Rows of the connection table at most; a capture with more says how many it leaves out.
 const TABLE_ROWS: usize = 2000;
@@ -37,7 +37,7 @@ const SCRIPT: &str = include_str!("report.js");
 pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usize) -> String {
     let origin = analyzer.first_ts.unwrap_or(0);
     let files = report.files();
-    let ranked = rank::ranked(analyzer.connections.connections());
+    let ranked = rank::ranked(Connection::all(&analyzer.connections));
     let drawn = ranked.len().min(top);
     let charts = draw_connections(&ranked[..drawn], origin, threads);
     let summary = text::render(

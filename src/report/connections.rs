@@ -4,10 +4,14 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use super::super::key::{FrameRef, legal_pmtu_at_least};
-use super::super::sketch::Sketch;
-use super::direction::{NAK_CODES, OPS, Requests, Responses};
-use super::{ConnectionTable, End, PairedBy, State, history, transport_name};
+use super::values::Files;
+use crate::analyze::connections::history::EVENTS;
+use crate::analyze::connections::{
+    ConnectionTable, End, History, NAK_CODES, OPS, PairedBy, Requests, Responses, State,
+    transport_name,
+};
+use crate::analyze::key::{FrameRef, legal_pmtu_at_least};
+use crate::analyze::sketch::Sketch;
 use crate::dissect::Address;
 
 static NO_REQUESTS: std::sync::LazyLock<Requests> = std::sync::LazyLock::new(Requests::default);
@@ -33,10 +37,10 @@ pub struct Direction<'a> {
     pub rsp: &'a Responses,
 }
 
-impl ConnectionTable {
-    /// Every connection, in order of first appearance of either end.
-    pub fn connections(&self) -> impl Iterator<Item = Connection<'_>> + '_ {
-        let ends = self.ends();
+impl<'a> Connection<'a> {
+    /// Every connection of `table`, in order of first appearance of either end.
+    pub fn all(table: &'a ConnectionTable) -> impl Iterator<Item = Connection<'a>> + 'a {
+        let ends = table.ends();
         ends.iter().enumerate().filter_map(move |(i, end)| {
             let key = end.key?;
             match end.peer {
@@ -71,9 +75,7 @@ impl ConnectionTable {
             }
         })
     }
-}
 
-impl<'a> Connection<'a> {
     fn ends(&self) -> impl Iterator<Item = &'a End> {
         self.a_end.into_iter().chain(self.b_end)
     }
@@ -149,15 +151,15 @@ impl<'a> Connection<'a> {
 
     pub fn history(&self) -> String {
         match (self.a_end, self.b_end) {
-            (Some(a), b) => history::render(&a.history, b.map(|b| &b.history)),
+            (Some(a), b) => render_history(&a.history, b.map(|b| &b.history)),
             (None, Some(b)) => {
                 // B's end alone: its "into" events are A's direction.
-                let mut swapped = super::History::default();
+                let mut swapped = History::default();
                 for (clock, letter, into) in b.history.events() {
                     swapped.push(letter, !into, clock);
                 }
                 swapped.dropped = b.history.dropped;
-                history::render(&swapped, None)
+                render_history(&swapped, None)
             }
             (None, None) => String::new(),
         }
@@ -345,13 +347,13 @@ impl Serialize for ConnectionRow<'_> {
 /// Every connection, as the report's `connections` array.
 pub struct Connections<'a> {
     pub table: &'a ConnectionTable,
-    pub files: super::super::model::Files<'a>,
+    pub files: Files<'a>,
 }
 
 impl<'a> Connections<'a> {
     pub fn iter(&self) -> impl Iterator<Item = ConnectionRow<'a>> + '_ {
         let files = self.files;
-        self.table.connections().map(move |conn| {
+        Connection::all(self.table).map(move |conn| {
             let file_names = files
                 .name(conn.first().file)
                 .zip(files.name(conn.last().file));
@@ -369,4 +371,36 @@ impl Serialize for Connections<'_> {
         }
         seq.end()
     }
+}
+
+/// Merges the two ends' histories into the connection's string: upper case for events of
+/// A's requests (arriving at B's end) and of B's answers to them (arriving at A's end).
+fn render_history(a_end: &History, b_end: Option<&History>) -> String {
+    let mut all: Vec<(u64, u8, bool)> = Vec::with_capacity(2 * EVENTS);
+    for (clock, letter, into) in a_end.events() {
+        // At A's end, "into" events belong to B's direction.
+        all.push((clock, letter, !into));
+    }
+    if let Some(b) = b_end {
+        all.extend(b.events());
+    }
+    all.sort_by_key(|e| e.0);
+    let mut out = String::with_capacity(all.len() + 1);
+    let mut last = 0u8;
+    for (_, letter, a_dir) in all {
+        let shown = if a_dir || matches!(letter, b'h' | b'x') {
+            letter.to_ascii_uppercase()
+        } else {
+            letter
+        };
+        if shown != last {
+            out.push(char::from(shown));
+            last = shown;
+        }
+    }
+    let dropped = a_end.dropped + b_end.map_or(0, |b| b.dropped);
+    if dropped > 0 {
+        out.push('+');
+    }
+    out
 }

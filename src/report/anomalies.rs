@@ -1,0 +1,215 @@
+//! The anomalies kept, each with its kind, its place and what it says.
+
+use serde::ser::SerializeSeq;
+use serde::{Serialize, Serializer};
+
+use super::pfc::{CascadeRow, StormRow};
+use super::values::{At, Files, FlowId, NakAt, Shown, display};
+use crate::analyze::{Anomaly, Endpoints, What};
+use crate::dissect::Address;
+use crate::wire::ethernet::Mac;
+
+/// What one anomaly says beyond its kind and place.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum Details<'a> {
+    PsnGap {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        psn: u32,
+        expected_psn: u32,
+        missing: u32,
+    },
+    GoBackN {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        from_psn: u32,
+        to_psn: u32,
+        depth: u32,
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        nak: Option<NakAt<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        delay_ns: Option<u64>,
+        /// `nak`, or `previous_packet` when no NAK was captured.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        delay_from: Option<&'static str>,
+    },
+    Nak {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        psn: u32,
+        code: &'static str,
+    },
+    RnrNak {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        psn: u32,
+        timer: u8,
+    },
+    Crc {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stored: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        computed: Option<u32>,
+        #[serde(flatten)]
+        endpoints: EndpointsRow<'a>,
+    },
+    Storm(StormRow<'a>),
+    Cascade(CascadeRow<'a>),
+    Malformed {
+        layer: &'static str,
+        offset: u32,
+        #[serde(serialize_with = "display")]
+        message: &'a crate::wire::DecodeError,
+    },
+    LostBetween {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        psn: u32,
+        /// The input that saw the packet last, and the one further along that missed it.
+        seen_at: Option<&'a str>,
+        missing_at: Option<&'a str>,
+    },
+}
+
+/// The addresses of a packet whose CRC failed, to find the link that corrupted it.
+#[derive(Serialize)]
+pub struct EndpointsRow<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    src: Option<Shown<'a, Address>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dst: Option<Shown<'a, Address>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dest_qp: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    src_mac: Option<Shown<'a, Mac>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dst_mac: Option<Shown<'a, Mac>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vlan: Option<u16>,
+}
+
+impl<'a> EndpointsRow<'a> {
+    pub fn new(e: &'a Endpoints) -> Self {
+        EndpointsRow {
+            src: e.src.as_ref().map(Shown),
+            dst: e.dst.as_ref().map(Shown),
+            dest_qp: e.dest_qp,
+            src_mac: e.src_mac.as_ref().map(Shown),
+            dst_mac: e.dst_mac.as_ref().map(Shown),
+            vlan: e.vlan,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct AnomalyRow<'a> {
+    pub kind: &'static str,
+    #[serde(flatten)]
+    pub at: At<'a>,
+    #[serde(flatten)]
+    pub details: Details<'a>,
+}
+
+impl<'a> AnomalyRow<'a> {
+    pub fn new(anomaly: &'a Anomaly, files: Files<'a>) -> Self {
+        let details = match &anomaly.what {
+            What::PsnGap {
+                flow,
+                psn,
+                expected,
+                missing,
+            } => Details::PsnGap {
+                flow: FlowId::new(flow),
+                psn: *psn,
+                expected_psn: *expected,
+                missing: *missing,
+            },
+            What::GoBackN {
+                flow,
+                from_psn,
+                to_psn,
+                depth,
+                nak,
+                delay_ns,
+            } => Details::GoBackN {
+                flow: FlowId::new(flow),
+                from_psn: *from_psn,
+                to_psn: *to_psn,
+                depth: *depth,
+                nak: nak.map(|at| NakAt::new(at, files)),
+                delay_ns: *delay_ns,
+                delay_from: delay_ns.map(|_| {
+                    if nak.is_some() {
+                        "nak"
+                    } else {
+                        "previous_packet"
+                    }
+                }),
+            },
+            What::Nak { flow, psn, code } => Details::Nak {
+                flow: FlowId::new(flow),
+                psn: *psn,
+                code: code.name(),
+            },
+            What::RnrNak { flow, psn, timer } => Details::RnrNak {
+                flow: FlowId::new(flow),
+                psn: *psn,
+                timer: *timer,
+            },
+            What::IcrcBad(check, endpoints) | What::VcrcBad(check, endpoints) => Details::Crc {
+                stored: check.stored,
+                computed: check.computed,
+                endpoints: EndpointsRow::new(endpoints),
+            },
+            What::PfcStorm(storm) => Details::Storm(StormRow {
+                kind: None,
+                ..StormRow::new(storm, files)
+            }),
+            What::PauseCascade(cascade) => Details::Cascade(CascadeRow::new(cascade, files)),
+            What::Malformed(err) => Details::Malformed {
+                layer: err.layer.name(),
+                offset: err.offset,
+                message: err,
+            },
+            What::LostBetween {
+                flow,
+                psn,
+                from,
+                to,
+            } => Details::LostBetween {
+                flow: FlowId::new(flow),
+                psn: *psn,
+                seen_at: files.name(*from),
+                missing_at: files.name(*to),
+            },
+        };
+        AnomalyRow {
+            kind: anomaly.what.kind().name(),
+            at: At::new(anomaly.at, files),
+            details,
+        }
+    }
+}
+
+/// The anomalies kept, in time order.
+pub struct Anomalies<'a> {
+    pub list: &'a [Anomaly],
+    pub files: Files<'a>,
+}
+
+impl<'a> Anomalies<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = AnomalyRow<'a>> + '_ {
+        self.list.iter().map(|a| AnomalyRow::new(a, self.files))
+    }
+}
+
+impl Serialize for Anomalies<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.list.len()))?;
+        for row in self.iter() {
+            seq.serialize_element(&row)?;
+        }
+        seq.end()
+    }
+}
