@@ -14,7 +14,7 @@ use super::key::{
     FlowKey, FrameRef, PmtuSource, SeqDetail, Verdict, is_legal_pmtu, legal_pmtu_at_least,
 };
 use super::psn;
-use super::{Anomaly, AnomalySink, What};
+use super::{Anomaly, AnomalyDetail, AnomalySink};
 use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
 use crate::wire::opcode::{self, Role};
@@ -318,7 +318,7 @@ impl FlowTable {
                             }
                             anomalies.push(Anomaly {
                                 at,
-                                what: What::Nak {
+                                detail: AnomalyDetail::Nak {
                                     flow: key,
                                     psn: bth.psn(),
                                     code,
@@ -329,7 +329,7 @@ impl FlowTable {
                             flow.rnr_naks += 1;
                             anomalies.push(Anomaly {
                                 at,
-                                what: What::RnrNak {
+                                detail: AnomalyDetail::RnrNak {
                                     flow: key,
                                     psn: bth.psn(),
                                     timer,
@@ -403,7 +403,7 @@ fn book(
             flow.missing_psns += detail.missing;
             anomalies.push(Anomaly {
                 at,
-                what: What::PsnGap {
+                detail: AnomalyDetail::PsnGap {
                     flow: key,
                     psn: p,
                     expected: detail.expected,
@@ -422,7 +422,7 @@ fn book(
             };
             anomalies.push(Anomaly {
                 at,
-                what: What::GoBackN {
+                detail: AnomalyDetail::GoBackN {
                     flow: key,
                     from_psn: detail.previous,
                     to_psn: p,

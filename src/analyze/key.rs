@@ -103,6 +103,51 @@ impl PmtuSource {
     }
 }
 
+/// An RDMA transport, numbered as the top three bits of a BTH opcode number it.
+#[repr(u8)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Transport {
+    Rc = 0,
+    Uc = 1,
+    Rd = 2,
+    Ud = 3,
+    Xrc = 5,
+}
+
+impl Transport {
+    /// The transport an opcode belongs to; `None` for CNPs and the reserved transports.
+    pub fn of_opcode(opcode: u8) -> Option<Transport> {
+        match opcode >> 5 {
+            0 => Some(Transport::Rc),
+            1 => Some(Transport::Uc),
+            2 => Some(Transport::Rd),
+            3 => Some(Transport::Ud),
+            5 => Some(Transport::Xrc),
+            _ => None,
+        }
+    }
+
+    /// The connection a CM REQ's transport service type sets up: 0 RC, 1 UC, 3 XRC.
+    pub fn of_cm(service_type: u8) -> Option<Transport> {
+        match service_type {
+            0 => Some(Transport::Rc),
+            1 => Some(Transport::Uc),
+            3 => Some(Transport::Xrc),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Rc => "rc",
+            Transport::Uc => "uc",
+            Transport::Rd => "rd",
+            Transport::Ud => "ud",
+            Transport::Xrc => "xrc",
+        }
+    }
+}
+
 /// What the last request that was not simply new did to its direction's sequence: what
 /// the flow table reports, so that flows and connections tell one story. Kept aside rather
 /// than returned, as nearly every request is new and needs none of it.

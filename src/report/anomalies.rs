@@ -4,8 +4,8 @@ use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
 use super::pfc::{CascadeRow, StormRow};
-use super::values::{At, Files, FlowId, NakAt, Shown, display};
-use crate::analyze::{Anomaly, Endpoints, What};
+use super::values::{At, Displayed, Files, FlowId, NakAt, display};
+use crate::analyze::{Anomaly, AnomalyDetail, Endpoints};
 use crate::dissect::Address;
 use crate::wire::ethernet::Mac;
 
@@ -76,15 +76,15 @@ pub enum Details<'a> {
 #[derive(Serialize)]
 pub struct EndpointsRow<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    src: Option<Shown<'a, Address>>,
+    src: Option<Displayed<'a, Address>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    dst: Option<Shown<'a, Address>>,
+    dst: Option<Displayed<'a, Address>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dest_qp: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    src_mac: Option<Shown<'a, Mac>>,
+    src_mac: Option<Displayed<'a, Mac>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    dst_mac: Option<Shown<'a, Mac>>,
+    dst_mac: Option<Displayed<'a, Mac>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     vlan: Option<u16>,
 }
@@ -92,11 +92,11 @@ pub struct EndpointsRow<'a> {
 impl<'a> EndpointsRow<'a> {
     pub fn new(e: &'a Endpoints) -> Self {
         EndpointsRow {
-            src: e.src.as_ref().map(Shown),
-            dst: e.dst.as_ref().map(Shown),
+            src: e.src.as_ref().map(Displayed),
+            dst: e.dst.as_ref().map(Displayed),
             dest_qp: e.dest_qp,
-            src_mac: e.src_mac.as_ref().map(Shown),
-            dst_mac: e.dst_mac.as_ref().map(Shown),
+            src_mac: e.src_mac.as_ref().map(Displayed),
+            dst_mac: e.dst_mac.as_ref().map(Displayed),
             vlan: e.vlan,
         }
     }
@@ -113,8 +113,8 @@ pub struct AnomalyRow<'a> {
 
 impl<'a> AnomalyRow<'a> {
     pub fn new(anomaly: &'a Anomaly, files: Files<'a>) -> Self {
-        let details = match &anomaly.what {
-            What::PsnGap {
+        let details = match &anomaly.detail {
+            AnomalyDetail::PsnGap {
                 flow,
                 psn,
                 expected,
@@ -125,7 +125,7 @@ impl<'a> AnomalyRow<'a> {
                 expected_psn: *expected,
                 missing: *missing,
             },
-            What::GoBackN {
+            AnomalyDetail::GoBackN {
                 flow,
                 from_psn,
                 to_psn,
@@ -147,32 +147,36 @@ impl<'a> AnomalyRow<'a> {
                     }
                 }),
             },
-            What::Nak { flow, psn, code } => Details::Nak {
+            AnomalyDetail::Nak { flow, psn, code } => Details::Nak {
                 flow: FlowId::new(flow),
                 psn: *psn,
                 code: code.name(),
             },
-            What::RnrNak { flow, psn, timer } => Details::RnrNak {
+            AnomalyDetail::RnrNak { flow, psn, timer } => Details::RnrNak {
                 flow: FlowId::new(flow),
                 psn: *psn,
                 timer: *timer,
             },
-            What::IcrcBad(check, endpoints) | What::VcrcBad(check, endpoints) => Details::Crc {
-                stored: check.stored,
-                computed: check.computed,
-                endpoints: EndpointsRow::new(endpoints),
-            },
-            What::PfcStorm(storm) => Details::Storm(StormRow {
+            AnomalyDetail::IcrcBad(check, endpoints) | AnomalyDetail::VcrcBad(check, endpoints) => {
+                Details::Crc {
+                    stored: check.stored,
+                    computed: check.computed,
+                    endpoints: EndpointsRow::new(endpoints),
+                }
+            }
+            AnomalyDetail::PfcStorm(storm) => Details::Storm(StormRow {
                 kind: None,
                 ..StormRow::new(storm, files)
             }),
-            What::PauseCascade(cascade) => Details::Cascade(CascadeRow::new(cascade, files)),
-            What::Malformed(err) => Details::Malformed {
+            AnomalyDetail::PauseCascade(cascade) => {
+                Details::Cascade(CascadeRow::new(cascade, files))
+            }
+            AnomalyDetail::Malformed(err) => Details::Malformed {
                 layer: err.layer.name(),
                 offset: err.offset,
                 message: err,
             },
-            What::LostBetween {
+            AnomalyDetail::LostBetween {
                 flow,
                 psn,
                 from,
@@ -185,7 +189,7 @@ impl<'a> AnomalyRow<'a> {
             },
         };
         AnomalyRow {
-            kind: anomaly.what.kind().name(),
+            kind: anomaly.detail.kind().name(),
             at: At::new(anomaly.at, files),
             details,
         }

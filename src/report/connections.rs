@@ -7,10 +7,10 @@ use serde::{Serialize, Serializer};
 use super::values::Files;
 use crate::analyze::connections::history::EVENTS;
 use crate::analyze::connections::{
-    ConnectionTable, End, History, NAK_CODES, OPS, PairedBy, Requests, Responses, State,
-    transport_name,
+    ConnectionTable, End, History, HistoryEvent, NAK_CODES, OPS, PairedBy, Requests, Responses,
+    State,
 };
-use crate::analyze::key::{FrameRef, legal_pmtu_at_least};
+use crate::analyze::key::{FrameRef, Transport, legal_pmtu_at_least};
 use crate::analyze::sketch::Sketch;
 use crate::dissect::Address;
 
@@ -114,7 +114,11 @@ impl<'a> Connection<'a> {
     }
 
     pub fn transport(&self) -> &'static str {
-        transport_name(self.main_end().transport)
+        // An end that saw neither CM nor a request or response (only CNPs) has not shown
+        // its transport: it is reported as RC, as the report always has.
+        self.main_end()
+            .transport
+            .map_or(Transport::Rc.name(), Transport::name)
     }
 
     pub fn state(&self) -> State {
@@ -155,8 +159,8 @@ impl<'a> Connection<'a> {
             (None, Some(b)) => {
                 // B's end alone: its "into" events are A's direction.
                 let mut swapped = History::default();
-                for (clock, letter, into) in b.history.events() {
-                    swapped.push(letter, !into, clock);
+                for (clock, event, into) in b.history.events() {
+                    swapped.push(event, !into, clock);
                 }
                 swapped.dropped = b.history.dropped;
                 render_history(&swapped, None)
@@ -376,10 +380,10 @@ impl Serialize for Connections<'_> {
 /// Merges the two ends' histories into the connection's string: upper case for events of
 /// A's requests (arriving at B's end) and of B's answers to them (arriving at A's end).
 fn render_history(a_end: &History, b_end: Option<&History>) -> String {
-    let mut all: Vec<(u64, u8, bool)> = Vec::with_capacity(2 * EVENTS);
-    for (clock, letter, into) in a_end.events() {
+    let mut all: Vec<(u64, HistoryEvent, bool)> = Vec::with_capacity(2 * EVENTS);
+    for (clock, event, into) in a_end.events() {
         // At A's end, "into" events belong to B's direction.
-        all.push((clock, letter, !into));
+        all.push((clock, event, !into));
     }
     if let Some(b) = b_end {
         all.extend(b.events());
@@ -387,11 +391,13 @@ fn render_history(a_end: &History, b_end: Option<&History>) -> String {
     all.sort_by_key(|e| e.0);
     let mut out = String::with_capacity(all.len() + 1);
     let mut last = 0u8;
-    for (_, letter, a_dir) in all {
-        let shown = if a_dir || matches!(letter, b'h' | b'x') {
-            letter.to_ascii_uppercase()
+    for (_, event, a_dir) in all {
+        // The handshake and the disconnect belong to both directions: upper case.
+        let both = matches!(event, HistoryEvent::Handshake | HistoryEvent::Disconnect);
+        let shown = if a_dir || both {
+            event.letter().to_ascii_uppercase()
         } else {
-            letter
+            event.letter()
         };
         if shown != last {
             out.push(char::from(shown));

@@ -172,15 +172,15 @@ pub(super) fn is_zero(n: &u64) -> bool {
 pub(super) fn macs<S: Serializer>(macs: &&[Mac], serializer: S) -> Result<S::Ok, S::Error> {
     let mut seq = serializer.serialize_seq(Some(macs.len()))?;
     for mac in macs.iter() {
-        seq.serialize_element(&Shown(mac))?;
+        seq.serialize_element(&Displayed(mac))?;
     }
     seq.end()
 }
 
 /// A value serialized as the string its `Display` writes, without an allocation.
-pub struct Shown<'a, T: Display>(pub &'a T);
+pub struct Displayed<'a, T: Display>(pub &'a T);
 
-impl<T: Display> Serialize for Shown<'_, T> {
+impl<T: Display> Serialize for Displayed<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self.0)
     }

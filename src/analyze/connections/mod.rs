@@ -14,7 +14,7 @@ mod timeline;
 use std::collections::HashMap;
 
 pub use direction::{IDLE_NS, NAK_CODES, OPS, Requests, Responses};
-pub use history::History;
+pub use history::{History, HistoryEvent};
 pub use select::Selection;
 use sequence::Mark;
 pub use series::Series;
@@ -22,7 +22,7 @@ use timeline::Event;
 pub use timeline::{Bucket, Timeline};
 
 use super::flows::FlowHint;
-use super::key::{FlowKey, FrameRef, PmtuSource, SeqDetail, Verdict, is_legal_pmtu};
+use super::key::{FlowKey, FrameRef, PmtuSource, SeqDetail, Transport, Verdict, is_legal_pmtu};
 use super::psn;
 use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
@@ -97,7 +97,8 @@ pub struct End {
     pub pmtu: Option<(u32, PmtuSource)>,
     /// Where the peer's requests to this end start, from CM.
     pub cm_start_psn: Option<u32>,
-    pub transport: u8,
+    /// From CM or the first request or response; `None` until then.
+    pub transport: Option<Transport>,
     /// The peer's requests to this end.
     pub req: Requests,
     /// The peer's responses to this end's requests, and CNPs it sent this end.
@@ -116,7 +117,7 @@ struct PendingReq {
     /// Where the passive side's requests start.
     passive_start: u32,
     pmtu: Option<u32>,
-    transport: u8,
+    transport: Option<Transport>,
     at: FrameRef,
 }
 
@@ -138,19 +139,6 @@ pub struct ConnectionTable {
     next_order: u64,
     clock: u64,
     pub evicted: u64,
-}
-
-fn transport_of(opcode: u8) -> u8 {
-    opcode >> 5
-}
-
-pub fn transport_name(t: u8) -> &'static str {
-    match t {
-        0 => "rc",
-        1 => "uc",
-        5 => "xrc",
-        _ => "?",
-    }
 }
 
 fn pmtu_from_code(code: u8) -> Option<u32> {
@@ -364,8 +352,8 @@ impl ConnectionTable {
         let peer = self.ends[slot].peer;
         let nak = peer.and_then(|p| self.ends[p as usize].rsp.last_nak);
         let end = &mut self.ends[slot];
-        if end.transport == 0 {
-            end.transport = transport_of(op);
+        if end.transport.is_none() {
+            end.transport = Transport::of_opcode(op);
         }
         let read = opcode::is_read_request(op);
         let atomic = opcode::is_atomic_request(op);
@@ -432,16 +420,18 @@ impl ConnectionTable {
         let into = true;
         let history = &mut end.history;
         match verdict {
-            Verdict::New => history.push(b'd', into, clock_of(at)),
-            Verdict::Gap => history.push(b'g', into, clock_of(at)),
-            Verdict::Retransmitted => history.push(b't', into, clock_of(at)),
-            Verdict::GoBackN => history.push(b'b', into, clock_of(at)),
-            Verdict::GoBack0 => history.push(b'z', into, clock_of(at)),
+            Verdict::New => history.push(HistoryEvent::Data, into, clock_of(at)),
+            Verdict::Gap => history.push(HistoryEvent::Gap, into, clock_of(at)),
+            Verdict::Retransmitted => {
+                history.push(HistoryEvent::Retransmission, into, clock_of(at))
+            }
+            Verdict::GoBackN => history.push(HistoryEvent::GoBackN, into, clock_of(at)),
+            Verdict::GoBack0 => history.push(HistoryEvent::GoBack0, into, clock_of(at)),
         }
         if ce {
             end.req.ecn_ce += 1;
             end.req.pending_ce_ts.get_or_insert(at.ts_ns.unwrap_or(0));
-            end.history.push(b'c', into, clock_of(at));
+            end.history.push(HistoryEvent::CeMark, into, clock_of(at));
         }
         if bth.fecn() {
             end.req.fecn += 1;
@@ -479,8 +469,8 @@ impl ConnectionTable {
             self.pair_by_traffic(slot, p);
         }
         let end = &mut self.ends[slot];
-        if end.transport == 0 {
-            end.transport = transport_of(op);
+        if end.transport.is_none() {
+            end.transport = Transport::of_opcode(op);
         }
         end.rsp.packets += 1;
         end.rsp.payload_bytes += u64::from(payload);
@@ -495,13 +485,13 @@ impl ConnectionTable {
                     nak = true;
                     mark = Mark::Nak;
                     end.rsp.nak(nak_index(code), p, at);
-                    end.history.push(b'n', out, clock_of(at));
+                    end.history.push(HistoryEvent::Nak, out, clock_of(at));
                 }
                 Syndrome::RnrNak { .. } => {
                     nak = true;
                     mark = Mark::RnrNak;
                     end.rsp.rnr(p, at);
-                    end.history.push(b'r', out, clock_of(at));
+                    end.history.push(HistoryEvent::RnrNak, out, clock_of(at));
                 }
                 _ => {}
             }
@@ -584,7 +574,7 @@ impl ConnectionTable {
         }
         let end = &mut self.ends[slot];
         end.rsp.cnp(at.ts_ns, pending);
-        end.history.push(b'p', false, clock_of(at));
+        end.history.push(HistoryEvent::Cnp, false, clock_of(at));
     }
 
     fn cm(&mut self, pkt: &Packet<'_>, at: FrameRef) {
@@ -613,11 +603,7 @@ impl ConnectionTable {
                         passive: dst,
                         passive_start: start,
                         pmtu: req.and_then(|r| pmtu_from_code(r.path_mtu_code())),
-                        transport: req.map_or(0, |r| match r.transport_type() {
-                            1 => 1,
-                            3 => 5,
-                            _ => 0,
-                        }),
+                        transport: req.and_then(|r| Transport::of_cm(r.transport_type())),
                         at,
                     },
                 );
@@ -675,7 +661,9 @@ impl ConnectionTable {
                         end.pmtu = Some((m, PmtuSource::Cm));
                     }
                 }
-                self.ends[a].history.push(b'h', false, clock_of(at));
+                self.ends[a]
+                    .history
+                    .push(HistoryEvent::Handshake, false, clock_of(at));
                 if self.comm.len() >= PENDING_CM {
                     self.comm.clear();
                 }
@@ -696,7 +684,8 @@ impl ConnectionTable {
                 end.last = at;
                 if end.state != State::Disconnected {
                     end.state = State::Disconnected;
-                    end.history.push(b'x', false, clock_of(at));
+                    end.history
+                        .push(HistoryEvent::Disconnect, false, clock_of(at));
                     if let Some(peer) = end.peer {
                         self.ends[peer as usize].state = State::Disconnected;
                     }

@@ -100,11 +100,11 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                             thead { tr { th { "frame" } th { "time (µs)" } th { "kind" } th { "detail" } } }
                             tbody {
                                 @for a in sink.kept.iter().take(ANOMALY_ROWS) {
-                                    tr data-anomaly=(a.what.kind().name()) data-frame=(a.at.frame) {
+                                    tr data-anomaly=(a.detail.kind().name()) data-frame=(a.at.frame) {
                                         td.num { (where_(a.at, files)) }
                                         td.num { (a.at.ts_ns.map(|t| format!("{:.3}", t.saturating_sub(origin) as f64 / 1e3)).unwrap_or_default()) }
-                                        td { (a.what.kind().name()) }
-                                        td { (describe(&a.what, files)) }
+                                        td { (a.detail.kind().name()) }
+                                        td { (describe(&a.detail, files)) }
                                     }
                                 }
                             }
