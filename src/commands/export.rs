@@ -435,7 +435,7 @@ fn write_connections(
         }
     }
     for flow in report.flows.iter() {
-        let Value::Object(mut flow) = serde_json::to_value(&flow)? else {
+        let Value::Object(mut flow) = serde_json::to_value(flow)? else {
             continue;
         };
         let opcodes = match flow.remove("opcodes") {

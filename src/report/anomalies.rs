@@ -1,10 +1,9 @@
 //! The anomalies kept, each with its kind, its place and what it says.
 
-use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
 use super::pfc::{CascadeRow, StormRow};
-use super::values::{At, Displayed, Files, FlowId, NakAt, display};
+use super::values::{At, Displayed, Files, FlowId, NakAt, display, serialize_rows};
 use crate::analyze::{Anomaly, AnomalyDetail, Endpoints};
 use crate::dissect::Address;
 use crate::wire::ethernet::Mac;
@@ -210,10 +209,6 @@ impl<'a> Anomalies<'a> {
 
 impl Serialize for Anomalies<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.list.len()))?;
-        for row in self.iter() {
-            seq.serialize_element(&row)?;
-        }
-        seq.end()
+        serialize_rows(serializer, Some(self.list.len()), self.iter())
     }
 }

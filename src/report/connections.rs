@@ -4,7 +4,7 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use super::values::Files;
+use super::values::{Files, serialize_rows};
 use crate::analyze::connections::history::EVENTS;
 use crate::analyze::connections::{
     ConnectionTable, End, History, HistoryEvent, NAK_CODES, OPS, PairedBy, Requests, Responses,
@@ -368,12 +368,7 @@ impl<'a> Connections<'a> {
 
 impl Serialize for Connections<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut seq = serializer.serialize_seq(None)?;
-        for row in self.iter() {
-            seq.serialize_element(&row)?;
-        }
-        seq.end()
+        serialize_rows(serializer, None, self.iter())
     }
 }
 

@@ -1,103 +1,94 @@
 //! The flow list: one row per (source, destination, destination QP, role).
 
-use serde::ser::{SerializeMap, SerializeSeq};
+use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
 
-use super::values::{Files, Seconds, display, role_name};
+use super::values::{Files, First, FlowId, Last, optional_field, serialize_rows};
 use crate::analyze::flows::Flow;
 use crate::analyze::key::FlowKey;
-use crate::wire::opcode::{self, Role};
+use crate::wire::opcode;
 
-/// One row of the flow list. Its keys are written out rather than flattened from
-/// `FlowId`, `First` and `Last`: serde serializes a flattened struct through a map, which
-/// made a million-flow report markedly slower, and this is the one list that grows with
-/// the capture.
-#[derive(Serialize)]
+/// One row of the flow list: the flow's key and state, written under the keys
+/// docs/json-schema.md gives them. The flow's counters are read where the flow table keeps
+/// them, so a new counter is a field of [`Flow`] and a line of the serializer below.
+#[derive(Clone, Copy)]
 pub struct FlowRow<'a> {
-    #[serde(serialize_with = "display")]
-    pub src: &'a crate::dissect::Address,
-    #[serde(serialize_with = "display")]
-    pub dst: &'a crate::dissect::Address,
-    pub dest_qp: u32,
-    #[serde(serialize_with = "role_name")]
-    pub role: Role,
-    pub packets: u64,
-    pub bytes: u64,
-    pub first_frame: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_ts: Option<Seconds>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_ts_ns: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_file: Option<&'a str>,
-    pub last_frame: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_ts: Option<Seconds>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_ts_ns: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_file: Option<&'a str>,
-    pub first_psn: u32,
-    pub last_psn: u32,
-    pub psn_gaps: u32,
-    pub missing_psns: u64,
-    pub retransmitted: u32,
-    pub go_back_n: u32,
-    pub duplicates: u32,
-    pub naks: u32,
-    pub nak_seq_err: u32,
-    pub rnr_naks: u32,
-    pub ecn_ce: u32,
-    pub fecn: u32,
-    pub becn: u32,
-    pub cnps: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pmtu: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pmtu_source: Option<&'static str>,
-    pub opcodes: Opcodes<'a>,
+    pub key: &'a FlowKey,
+    pub flow: &'a Flow,
+    pub files: Files<'a>,
 }
 
 impl<'a> FlowRow<'a> {
     pub fn new(key: &'a FlowKey, flow: &'a Flow, files: Files<'a>) -> Self {
-        FlowRow {
-            src: &key.src,
-            dst: &key.dst,
-            dest_qp: key.dest_qp,
-            role: key.role,
-            packets: flow.packets,
-            bytes: flow.bytes,
-            first_frame: flow.first.frame,
-            first_ts: flow.first.ts_ns.map(Seconds),
-            first_ts_ns: flow.first.ts_ns,
-            first_file: files.name(flow.first.file),
-            last_frame: flow.last.frame,
-            last_ts: flow.last.ts_ns.map(Seconds),
-            last_ts_ns: flow.last.ts_ns,
-            last_file: files.name(flow.last.file),
-            first_psn: flow.first_psn,
-            last_psn: flow.last_psn,
-            psn_gaps: flow.psn_gaps,
-            missing_psns: flow.missing_psns,
-            retransmitted: flow.retransmitted,
-            go_back_n: flow.go_back_n,
-            duplicates: flow.duplicates,
-            naks: flow.naks,
-            nak_seq_err: flow.nak_seq_err,
-            rnr_naks: flow.rnr_naks,
-            ecn_ce: flow.ecn_ce,
-            fecn: flow.fecn,
-            becn: flow.becn,
-            cnps: flow.cnps,
-            pmtu: flow.pmtu_used.map(|(pmtu, _)| pmtu),
-            pmtu_source: flow.pmtu_used.map(|(_, source)| source.name()),
-            opcodes: Opcodes(flow),
-        }
+        FlowRow { key, flow, files }
+    }
+
+    pub fn first(&self) -> First<'a> {
+        First::new(self.flow.first, self.files)
+    }
+
+    pub fn last(&self) -> Last<'a> {
+        Last::new(self.flow.last, self.files)
+    }
+
+    /// The path MTU READs were counted with, when the flow had READs.
+    pub fn pmtu(&self) -> Option<u32> {
+        self.flow.pmtu_used.map(|(pmtu, _)| pmtu)
+    }
+
+    /// How that path MTU was learned.
+    pub fn pmtu_source(&self) -> Option<&'static str> {
+        self.flow.pmtu_used.map(|(_, source)| source.name())
+    }
+
+    pub fn opcodes(&self) -> Opcodes<'a> {
+        Opcodes(self.flow)
+    }
+}
+
+/// The keys are written one by one, as a struct's: serde serializes a flattened struct
+/// (`FlowId`, `First`, `Last`) through a map, which made a million-flow report markedly
+/// slower, and this is the one list that grows with the capture.
+impl Serialize for FlowRow<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let flow = self.flow;
+        let mut row = serializer.serialize_struct("FlowRow", 31)?;
+        FlowId::new(self.key).serialize_fields(&mut row)?;
+        row.serialize_field("packets", &flow.packets)?;
+        row.serialize_field("bytes", &flow.bytes)?;
+        self.first().serialize_fields(&mut row)?;
+        self.last().serialize_fields(&mut row)?;
+        row.serialize_field("first_psn", &flow.first_psn)?;
+        row.serialize_field("last_psn", &flow.last_psn)?;
+        row.serialize_field("psn_gaps", &flow.psn_gaps)?;
+        row.serialize_field("missing_psns", &flow.missing_psns)?;
+        row.serialize_field("retransmitted", &flow.retransmitted)?;
+        row.serialize_field("go_back_n", &flow.go_back_n)?;
+        row.serialize_field("duplicates", &flow.duplicates)?;
+        row.serialize_field("naks", &flow.naks)?;
+        row.serialize_field("nak_seq_err", &flow.nak_seq_err)?;
+        row.serialize_field("rnr_naks", &flow.rnr_naks)?;
+        row.serialize_field("ecn_ce", &flow.ecn_ce)?;
+        row.serialize_field("fecn", &flow.fecn)?;
+        row.serialize_field("becn", &flow.becn)?;
+        row.serialize_field("cnps", &flow.cnps)?;
+        optional_field(&mut row, "pmtu", &self.pmtu())?;
+        optional_field(&mut row, "pmtu_source", &self.pmtu_source())?;
+        row.serialize_field("opcodes", &self.opcodes())?;
+        row.end()
     }
 }
 
 /// A flow's packets by opcode name, in order of first appearance.
 pub struct Opcodes<'a>(&'a Flow);
+
+impl Opcodes<'_> {
+    /// (opcode, packets) in order of first appearance, then the packets of opcodes pooled
+    /// as `other`.
+    pub fn entries(&self) -> (impl Iterator<Item = (u8, u32)> + '_, u32) {
+        (self.0.opcodes.entries(), self.0.opcodes.other())
+    }
+}
 
 impl Serialize for Opcodes<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -129,10 +120,6 @@ impl<'a> Flows<'a> {
 
 impl Serialize for Flows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.rows.len()))?;
-        for row in self.iter() {
-            seq.serialize_element(&row)?;
-        }
-        seq.end()
+        serialize_rows(serializer, Some(self.rows.len()), self.iter())
     }
 }

@@ -1,9 +1,8 @@
 //! PFC and 802.3x PAUSE: the senders, the storms and the pause cascades.
 
-use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
-use super::values::{At, Files, Priority, Seconds, Start, display, is_zero, macs};
+use super::values::{At, Files, Priority, Seconds, Start, display, is_zero, macs, serialize_rows};
 use crate::analyze::pfc::{ALL_PRIORITIES, Cascade, Join, SenderStats, Storm};
 use crate::analyze::{Analyzer, AnomalyKind};
 use crate::wire::ethernet::Mac;
@@ -98,16 +97,13 @@ struct MemberRow<'a> {
 
 impl Serialize for Members<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.joins.len()))?;
-        for join in self.joins {
-            seq.serialize_element(&MemberRow {
-                src: &join.src,
-                joined_ns: join.ns,
-                joined_after_ns: join.ns.saturating_sub(self.start_ns),
-                at: At::new(join.at, self.files),
-            })?;
-        }
-        seq.end()
+        let rows = self.joins.iter().map(|join| MemberRow {
+            src: &join.src,
+            joined_ns: join.ns,
+            joined_after_ns: join.ns.saturating_sub(self.start_ns),
+            at: At::new(join.at, self.files),
+        });
+        serialize_rows(serializer, Some(self.joins.len()), rows)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Display;
 
-use serde::ser::SerializeSeq;
+use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use crate::analyze::key::{FlowKey, FrameRef};
@@ -89,6 +89,15 @@ macro_rules! located {
                     file: files.name(at.file),
                 }
             }
+
+            /// Its keys, written into a row being serialized, as `#[serde(flatten)]` would
+            /// without going through a map.
+            pub fn serialize_fields<S: SerializeStruct>(&self, row: &mut S) -> Result<(), S::Error> {
+                row.serialize_field($frame, &self.frame)?;
+                optional_field(row, $ts, &self.ts)?;
+                optional_field(row, $ts_ns, &self.ts_ns)?;
+                optional_field(row, $file, &self.file)
+            }
         }
     };
 }
@@ -137,6 +146,42 @@ impl<'a> FlowId<'a> {
     }
 }
 
+impl FlowId<'_> {
+    /// Its keys, written into a row being serialized.
+    pub fn serialize_fields<S: SerializeStruct>(&self, row: &mut S) -> Result<(), S::Error> {
+        row.serialize_field("src", &Displayed(self.src))?;
+        row.serialize_field("dst", &Displayed(self.dst))?;
+        row.serialize_field("dest_qp", &self.dest_qp)?;
+        row.serialize_field("role", self.role.name())
+    }
+}
+
+/// A field that is left out when it has no value, as `skip_serializing_if = "Option::is_none"`.
+pub fn optional_field<S: SerializeStruct, T: Serialize>(
+    row: &mut S,
+    key: &'static str,
+    value: &Option<T>,
+) -> Result<(), S::Error> {
+    match value {
+        Some(value) => row.serialize_field(key, value),
+        None => row.skip_field(key),
+    }
+}
+
+/// Writes `rows` as a list, each row serialized as it is produced: the long lists of the
+/// report (flows, anomalies, connections) are never collected.
+pub fn serialize_rows<S: Serializer, T: Serialize>(
+    serializer: S,
+    len: Option<usize>,
+    rows: impl IntoIterator<Item = T>,
+) -> Result<S::Ok, S::Error> {
+    let mut seq = serializer.serialize_seq(len)?;
+    for row in rows {
+        seq.serialize_element(&row)?;
+    }
+    seq.end()
+}
+
 pub(super) fn role_name<S: Serializer>(role: &Role, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(role.name())
 }
@@ -170,11 +215,7 @@ pub(super) fn is_zero(n: &u64) -> bool {
 }
 
 pub(super) fn macs<S: Serializer>(macs: &&[Mac], serializer: S) -> Result<S::Ok, S::Error> {
-    let mut seq = serializer.serialize_seq(Some(macs.len()))?;
-    for mac in macs.iter() {
-        seq.serialize_element(&Displayed(mac))?;
-    }
-    seq.end()
+    serialize_rows(serializer, Some(macs.len()), macs.iter().map(Displayed))
 }
 
 /// A value serialized as the string its `Display` writes, without an allocation.
