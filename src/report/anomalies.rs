@@ -75,17 +75,17 @@ pub enum Details<'a> {
 #[derive(Serialize)]
 pub struct EndpointsRow<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    src: Option<Displayed<'a, Address>>,
+    pub src: Option<Displayed<'a, Address>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    dst: Option<Displayed<'a, Address>>,
+    pub dst: Option<Displayed<'a, Address>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    dest_qp: Option<u32>,
+    pub dest_qp: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    src_mac: Option<Displayed<'a, Mac>>,
+    pub src_mac: Option<Displayed<'a, Mac>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    dst_mac: Option<Displayed<'a, Mac>>,
+    pub dst_mac: Option<Displayed<'a, Mac>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    vlan: Option<u16>,
+    pub vlan: Option<u16>,
 }
 
 impl<'a> EndpointsRow<'a> {

@@ -80,12 +80,13 @@ impl Serialize for FlowRow<'_> {
 }
 
 /// A flow's packets by opcode name, in order of first appearance.
+#[derive(Clone, Copy)]
 pub struct Opcodes<'a>(&'a Flow);
 
-impl Opcodes<'_> {
+impl<'a> Opcodes<'a> {
     /// (opcode, packets) in order of first appearance, then the packets of opcodes pooled
     /// as `other`.
-    pub fn entries(&self) -> (impl Iterator<Item = (u8, u32)> + '_, u32) {
+    pub fn entries(self) -> (impl Iterator<Item = (u8, u32)> + 'a, u32) {
         (self.0.opcodes.entries(), self.0.opcodes.other())
     }
 }

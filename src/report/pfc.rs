@@ -85,25 +85,34 @@ pub struct Members<'a> {
 }
 
 #[derive(Serialize)]
-struct MemberRow<'a> {
+pub struct MemberRow<'a> {
     #[serde(serialize_with = "display")]
-    src: &'a Mac,
-    joined_ns: u64,
+    pub src: &'a Mac,
+    pub joined_ns: u64,
     /// After the cascade's first pause.
-    joined_after_ns: u64,
+    pub joined_after_ns: u64,
     #[serde(flatten)]
-    at: At<'a>,
+    pub at: At<'a>,
 }
 
-impl Serialize for Members<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let rows = self.joins.iter().map(|join| MemberRow {
+impl<'a> Members<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = MemberRow<'a>> + '_ {
+        self.joins.iter().map(|join| MemberRow {
             src: &join.src,
             joined_ns: join.ns,
             joined_after_ns: join.ns.saturating_sub(self.start_ns),
             at: At::new(join.at, self.files),
-        });
-        serialize_rows(serializer, Some(self.joins.len()), rows)
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.joins.is_empty()
+    }
+}
+
+impl Serialize for Members<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_rows(serializer, Some(self.joins.len()), self.iter())
     }
 }
 

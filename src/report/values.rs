@@ -191,6 +191,11 @@ pub(super) fn role_name<S: Serializer>(role: &Role, serializer: S) -> Result<S::
 pub struct Priority(pub u8);
 
 impl Priority {
+    /// The priority's number; none for 802.3x PAUSE, which stops them all.
+    pub fn number(self) -> Option<u8> {
+        (self.0 != ALL_PRIORITIES).then_some(self.0)
+    }
+
     pub fn name(self) -> String {
         if self.0 == ALL_PRIORITIES {
             "all".to_string()
