@@ -181,8 +181,8 @@ fn bench_json(c: &mut Criterion) {
 mod serde_line {
     use std::fmt::Display;
 
-    use rdmadump::analyze::model::Seconds;
     use rdmadump::dissect::{IpHeader, Packet};
+    use rdmadump::report::Seconds;
     use rdmadump::wire::opcode;
     use serde::{Serialize, Serializer};
 

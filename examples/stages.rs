@@ -18,13 +18,13 @@ use std::hint::black_box;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use rdmadump::analyze::model::Report;
 use rdmadump::analyze::{AnalyzeConfig, Analyzer};
 use rdmadump::capture::merge::InputReport;
 use rdmadump::capture::{CaptureReader, Mapped, Record, SliceInput};
 use rdmadump::dissect::{CrcMode, DecodeOptions, Decoder, Packet};
 use rdmadump::filter::PacketFilter;
 use rdmadump::output::{analyze_json, json};
+use rdmadump::report::Report;
 
 /// As the pipeline's batch.
 const BATCH: usize = 512;

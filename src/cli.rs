@@ -8,7 +8,7 @@ use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analyze::AnomalyKind;
-use crate::analyze::flows::is_legal_pmtu;
+use crate::analyze::key::is_legal_pmtu;
 use crate::fields::{Field, WiresharkName};
 use crate::filter::KindSelection;
 use crate::filter::find_field;

@@ -10,7 +10,8 @@
 //! | [`dissect`] | a capture record becomes a [`dissect::Packet`] of header views |
 //! | [`fields`] | the field catalogue: each field's accessor, type, description, Wireshark name and export column |
 //! | [`filter`] | `-Y` expressions, compiled once and evaluated per packet |
-//! | [`analyze`] | per-QP flow state, PFC tracking, and the report model |
+//! | [`analyze`] | per-QP flow state, PFC tracking, anomalies: one streaming pass |
+//! | [`report`] | what the analysis found, as plain data: built once at the end, written by `output` |
 //! | [`pipeline`] | the threaded input loop: inputs merged, decoded in batches, consumed in order |
 //! | [`output`] | packets as JSON Lines or text lines; the report as JSON or tables |
 //! | `commands`, `cli` | the command-line program (feature `cli`, on by default) |
@@ -18,10 +19,10 @@
 //! # Using the library
 //!
 //! Open a capture, walk its records, dissect each into a [`dissect::Packet`], feed the
-//! packets to an [`analyze::Analyzer`], and read the [`analyze::model::Report`]:
+//! packets to an [`analyze::Analyzer`], and build the [`report::Report`] from it:
 //!
 //! ```
-//! use rdmadump::analyze::model::Report;
+//! use rdmadump::report::Report;
 //! use rdmadump::analyze::{AnalyzeConfig, Analyzer};
 //! use rdmadump::capture::merge::InputReport;
 //! use rdmadump::capture::{CaptureReader, SliceInput};
@@ -72,4 +73,5 @@ pub mod fields;
 pub mod filter;
 pub mod output;
 pub mod pipeline;
+pub mod report;
 pub mod wire;

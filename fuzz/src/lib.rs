@@ -8,13 +8,13 @@
 
 use std::io::{self, Read};
 
-use rdmadump::analyze::model::Report;
 use rdmadump::analyze::{AnalyzeConfig, Analyzer};
 use rdmadump::capture::merge::InputReport;
 use rdmadump::capture::{CaptureReader, Input, ReadInput, Record, SliceInput, linktype};
 use rdmadump::dissect::{CrcMode, DecodeOptions, Decoder, Kind, Packet, dissect};
 use rdmadump::output::time::{Clock, TimeFormat};
 use rdmadump::output::{analyze_json, analyze_text, json, text};
+use rdmadump::report::Report;
 
 /// The link types the dissector knows, in the order the selector byte picks them.
 pub const LINKTYPES: [u32; 9] = [

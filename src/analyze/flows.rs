@@ -10,45 +10,14 @@ use std::collections::HashMap;
 /// than SipHash on these small keys.
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-use super::connections::{PathMtuSource, SeqDetail, Verdict};
+use super::key::{
+    FlowKey, FrameRef, PmtuSource, SeqDetail, Verdict, is_legal_pmtu, legal_pmtu_at_least,
+};
 use super::psn;
-use super::{Anomaly, AnomalySink, What};
+use super::{Anomaly, AnomalyDetail, AnomalySink};
 use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
 use crate::wire::opcode::{self, Role};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct FlowKey {
-    pub src: Address,
-    pub dst: Address,
-    pub dest_qp: u32,
-    pub role: Role,
-}
-
-/// One word for the hasher, as for connection ends: hashing the fields one by one was a
-/// fifth of a packet's flow bookkeeping.
-impl std::hash::Hash for FlowKey {
-    #[inline]
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let (src, s) = self.src.packed();
-        let (dst, d) = self.dst.packed();
-        let rest = u128::from(self.dest_qp) << 96 | u128::from(self.role as u8) << 88;
-        state.write_u128(src ^ dst.rotate_left(47) ^ rest ^ u128::from(s << 4 | d) << 120);
-    }
-}
-
-impl FlowKey {
-    /// The flow a packet belongs to: every packet with a BTH and addresses has one.
-    pub fn of(pkt: &Packet<'_>) -> Option<FlowKey> {
-        let bth = pkt.bth?;
-        Some(FlowKey {
-            src: pkt.src_addr()?,
-            dst: pkt.dst_addr()?,
-            dest_qp: bth.dest_qp(),
-            role: opcode::info(bth.opcode()).role,
-        })
-    }
-}
 
 /// Distinct opcodes counted per flow; a flow rarely uses more, and the rest are pooled.
 const HISTOGRAM_SLOTS: usize = 6;
@@ -80,46 +49,6 @@ impl OpcodeHistogram {
     /// Packets whose opcode did not fit in the histogram's slots.
     pub fn other(&self) -> u32 {
         self.other
-    }
-}
-
-/// How the PMTU used for READ accounting was learned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PmtuSource {
-    /// `--pmtu`.
-    Given,
-    /// From the payload of a FIRST or MIDDLE packet, which is exactly one PMTU.
-    Observed,
-    /// From the largest payload seen, rounded up to the next legal PMTU: a lower bound only.
-    Inferred,
-}
-
-impl PmtuSource {
-    pub fn name(self) -> &'static str {
-        match self {
-            PmtuSource::Given => "given",
-            PmtuSource::Observed => "observed",
-            PmtuSource::Inferred => "inferred",
-        }
-    }
-}
-
-/// Where a frame sits: input file and frame number within it, plus its time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct FrameRef {
-    pub file: u16,
-    pub frame: u64,
-    pub ts_ns: Option<u64>,
-}
-
-impl FrameRef {
-    /// Packet `pkt` of input `file`, at the time its record gives.
-    pub fn of(file: usize, pkt: &Packet<'_>) -> Self {
-        FrameRef {
-            file: u16::try_from(file).unwrap_or(u16::MAX),
-            frame: pkt.frame,
-            ts_ns: pkt.ts_ns,
-        }
     }
 }
 
@@ -173,7 +102,16 @@ pub struct SeqEvent<'c> {
     /// Read only when the request was not simply new.
     pub detail: &'c SeqDetail,
     /// For a READ: the path MTU its PSNs were counted with, when known.
-    pub pmtu: Option<(u32, PathMtuSource)>,
+    pub pmtu: Option<(u32, PmtuSource)>,
+}
+
+/// Memory one flow costs in the table: its state, plus an index entry with the hash
+/// table's control byte and spare capacity (at most 1/8 empty at full load). Growth can
+/// leave up to as much again unused until the table fills.
+pub fn bytes_per_flow() -> usize {
+    let state = std::mem::size_of::<(FlowKey, Flow)>();
+    let index = (std::mem::size_of::<(FlowKey, u32)>() + 1) * 8 / 7;
+    state + index
 }
 
 /// Where a flow sat in the table when last looked up: a connection end keeps one per role,
@@ -202,22 +140,6 @@ pub struct FlowTable {
     pub evicted: u64,
     /// The first FIRST or MIDDLE packet whose size contradicts `--pmtu`.
     pub pmtu_conflict: Option<PmtuConflict>,
-}
-
-/// The path MTUs IBA defines; no other exists.
-pub const LEGAL_PMTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
-const MAX_PMTU: u32 = 4096;
-
-pub fn is_legal_pmtu(bytes: u32) -> bool {
-    LEGAL_PMTUS.contains(&bytes)
-}
-
-/// The smallest legal PMTU that can carry `payload` bytes in one packet.
-pub fn legal_pmtu_at_least(payload: u32) -> u32 {
-    LEGAL_PMTUS
-        .into_iter()
-        .find(|&m| m >= payload)
-        .unwrap_or(MAX_PMTU)
 }
 
 fn host_pair(a: Address, b: Address) -> (Address, Address) {
@@ -376,9 +298,11 @@ impl FlowTable {
                 if let Some(event) = event {
                     book(flow, key, bth.psn(), at, event, anomalies);
                     if opcode::is_read_request(bth.opcode()) {
+                        // A flow's `pmtu_source` names no CM (docs/json-schema.md): what the
+                        // REQ said, the flow counts as observed.
                         flow.pmtu_used = Some(match event.pmtu {
-                            Some((m, PathMtuSource::Flow(source))) => (m, source),
-                            Some((m, PathMtuSource::Cm)) => (m, PmtuSource::Observed),
+                            Some((m, PmtuSource::Cm)) => (m, PmtuSource::Observed),
+                            Some(known) => known,
                             None => (legal_pmtu_at_least(flow.max_payload), PmtuSource::Inferred),
                         });
                     }
@@ -394,7 +318,7 @@ impl FlowTable {
                             }
                             anomalies.push(Anomaly {
                                 at,
-                                what: What::Nak {
+                                detail: AnomalyDetail::Nak {
                                     flow: key,
                                     psn: bth.psn(),
                                     code,
@@ -405,7 +329,7 @@ impl FlowTable {
                             flow.rnr_naks += 1;
                             anomalies.push(Anomaly {
                                 at,
-                                what: What::RnrNak {
+                                detail: AnomalyDetail::RnrNak {
                                     flow: key,
                                     psn: bth.psn(),
                                     timer,
@@ -479,7 +403,7 @@ fn book(
             flow.missing_psns += detail.missing;
             anomalies.push(Anomaly {
                 at,
-                what: What::PsnGap {
+                detail: AnomalyDetail::PsnGap {
                     flow: key,
                     psn: p,
                     expected: detail.expected,
@@ -498,7 +422,7 @@ fn book(
             };
             anomalies.push(Anomaly {
                 at,
-                what: What::GoBackN {
+                detail: AnomalyDetail::GoBackN {
                     flow: key,
                     from_psn: detail.previous,
                     to_psn: p,
@@ -508,19 +432,5 @@ fn book(
                 },
             });
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_legal_pmtus_exist() {
-        assert!(is_legal_pmtu(1024) && !is_legal_pmtu(1000) && !is_legal_pmtu(0));
-        assert_eq!(legal_pmtu_at_least(18), 256);
-        assert_eq!(legal_pmtu_at_least(500), 512);
-        assert_eq!(legal_pmtu_at_least(1024), 1024);
-        assert_eq!(legal_pmtu_at_least(9000), 4096);
     }
 }

@@ -1,12 +1,12 @@
 //! `rdmadump analyze`: one streaming pass over decoded packets that rebuilds per-QP flows,
 //! finds PSN gaps, go-back-N episodes, NAKs, congestion marks, CRC failures, PFC storms
-//! and pause cascades.
+//! and pause cascades. What the analysis says is the report layer, built from it at the end.
 
 pub mod connections;
 pub mod crc_lanes;
 pub mod flows;
 pub mod halve;
-pub mod model;
+pub mod key;
 pub mod pause_lanes;
 pub mod pfc;
 pub mod points;
@@ -21,7 +21,8 @@ use crate::wire::ethernet::Mac;
 use crate::wire::opcode::{self, Role};
 
 use connections::ConnectionTable;
-use flows::{FlowKey, FlowTable, FrameRef};
+use flows::FlowTable;
+use key::{FlowKey, FrameRef};
 use pfc::{Cascade, PfcTracker, Storm};
 
 #[derive(Debug, Clone)]
@@ -122,7 +123,7 @@ impl AnomalyKind {
 
 /// What went wrong, with what the user needs to find it.
 #[derive(Debug, Clone)]
-pub enum What {
+pub enum AnomalyDetail {
     PsnGap {
         flow: FlowKey,
         psn: u32,
@@ -164,22 +165,22 @@ pub enum What {
     },
 }
 
-impl What {
+impl AnomalyDetail {
     pub fn kind(&self) -> AnomalyKind {
         match self {
-            What::PsnGap { .. } => AnomalyKind::PsnGap,
-            What::GoBackN { .. } => AnomalyKind::GoBackN,
-            What::Nak { .. } => AnomalyKind::Nak,
-            What::RnrNak { .. } => AnomalyKind::RnrNak,
-            What::IcrcBad(..) => AnomalyKind::IcrcBad,
-            What::VcrcBad(..) => AnomalyKind::VcrcBad,
-            What::PfcStorm(storm) if storm.priority == pfc::ALL_PRIORITIES => {
+            AnomalyDetail::PsnGap { .. } => AnomalyKind::PsnGap,
+            AnomalyDetail::GoBackN { .. } => AnomalyKind::GoBackN,
+            AnomalyDetail::Nak { .. } => AnomalyKind::Nak,
+            AnomalyDetail::RnrNak { .. } => AnomalyKind::RnrNak,
+            AnomalyDetail::IcrcBad(..) => AnomalyKind::IcrcBad,
+            AnomalyDetail::VcrcBad(..) => AnomalyKind::VcrcBad,
+            AnomalyDetail::PfcStorm(storm) if storm.priority == pfc::ALL_PRIORITIES => {
                 AnomalyKind::PauseStorm
             }
-            What::PfcStorm(_) => AnomalyKind::PfcStorm,
-            What::PauseCascade(_) => AnomalyKind::PauseCascade,
-            What::Malformed(_) => AnomalyKind::Malformed,
-            What::LostBetween { .. } => AnomalyKind::LostBetween,
+            AnomalyDetail::PfcStorm(_) => AnomalyKind::PfcStorm,
+            AnomalyDetail::PauseCascade(_) => AnomalyKind::PauseCascade,
+            AnomalyDetail::Malformed(_) => AnomalyKind::Malformed,
+            AnomalyDetail::LostBetween { .. } => AnomalyKind::LostBetween,
         }
     }
 }
@@ -213,7 +214,7 @@ impl Endpoints {
 #[derive(Debug, Clone)]
 pub struct Anomaly {
     pub at: FrameRef,
-    pub what: What,
+    pub detail: AnomalyDetail,
 }
 
 /// Keeps the first anomalies in full and counts all of them, so a hostile capture cannot
@@ -234,7 +235,7 @@ impl AnomalySink {
     }
 
     pub fn push(&mut self, anomaly: Anomaly) {
-        self.counts[anomaly.what.kind().index()] += 1;
+        self.counts[anomaly.detail.kind().index()] += 1;
         if self.kept.len() < self.limit {
             self.kept.push(anomaly);
         }
@@ -388,21 +389,21 @@ impl Analyzer {
         if let Some(check) = pkt.icrc.filter(|c| c.status == CrcStatus::Bad) {
             self.anomalies.push(Anomaly {
                 at,
-                what: What::IcrcBad(check, Endpoints::of(pkt)),
+                detail: AnomalyDetail::IcrcBad(check, Endpoints::of(pkt)),
             });
             self.crc_lane(pkt, at, crc_lanes::Check::Icrc);
         }
         if let Some(check) = pkt.vcrc.filter(|c| c.status == CrcStatus::Bad) {
             self.anomalies.push(Anomaly {
                 at,
-                what: What::VcrcBad(check, Endpoints::of(pkt)),
+                detail: AnomalyDetail::VcrcBad(check, Endpoints::of(pkt)),
             });
             self.crc_lane(pkt, at, crc_lanes::Check::Vcrc);
         }
         if let Some(err) = pkt.error {
             self.anomalies.push(Anomaly {
                 at,
-                what: What::Malformed(err),
+                detail: AnomalyDetail::Malformed(err),
             });
         }
         let key = FlowKey::of(pkt);

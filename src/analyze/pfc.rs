@@ -15,9 +15,9 @@ use std::collections::HashMap;
 /// than SipHash on these small keys.
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-use super::flows::FrameRef;
+use super::key::FrameRef;
 use super::pause_lanes::{PauseLanes, Paused};
-use super::{Anomaly, AnomalySink, What};
+use super::{Anomaly, AnomalyDetail, AnomalySink};
 use crate::dissect::Packet;
 use crate::wire::ethernet::Mac;
 
@@ -287,7 +287,7 @@ impl PfcTracker {
             }
             anomalies.push(Anomaly {
                 at: run.start,
-                what: What::PfcStorm(storm),
+                detail: AnomalyDetail::PfcStorm(storm),
             });
         }
     }
@@ -390,7 +390,7 @@ impl PfcTracker {
         }
         anomalies.push(Anomaly {
             at: cascade.start,
-            what: What::PauseCascade(cascade),
+            detail: AnomalyDetail::PauseCascade(cascade),
         });
     }
 

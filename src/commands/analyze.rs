@@ -7,14 +7,14 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::analyze::connections::{ConnectionTable, Selection};
-use crate::analyze::flows::{FlowKey, FrameRef};
-use crate::analyze::model::Report;
+use crate::analyze::key::{FlowKey, FrameRef};
 use crate::analyze::points::Identity;
 use crate::analyze::points::skew::{Offset, SkewEstimator};
 use crate::analyze::{AnalyzeConfig, Analyzer};
 use crate::cli::{AnalyzeArgs, ColorChoice};
 use crate::filter::PacketFilter;
 use crate::output::{analyze_json, analyze_text as text, html};
+use crate::report::Report;
 
 use super::{RunOptions, for_each_batch_with, for_each_packet_with, input_paths, write_out};
 use crate::pipeline::Batch;

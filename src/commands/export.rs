@@ -7,15 +7,13 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use serde_json::{Map, Value};
 
 use crate::analyze::Analyzer;
-use crate::analyze::connections::{NAK_CODES, OPS};
-use crate::analyze::model::{AnomalyRow, Files, Report};
 use crate::capture::merge::InputReport;
 use crate::cli::{ExportArgs, PartitionArg};
 use crate::filter::PacketFilter;
-use crate::output::parquet::rows::{self, Leaf, RowSchema};
+use crate::output::parquet::connections::{ConnectionRecord, connection_schema};
+use crate::output::parquet::events::{EventRecord, event_schema};
 use crate::output::parquet::{
     ColumnSpec, DatasetOptions, DatasetWriter, ExportError, Partitioning, Table, packets,
     schema_markdown,
@@ -24,6 +22,8 @@ use crate::output::parquet::{
 use super::{RunOptions, for_each_batch_with, input_paths};
 use crate::output::parquet::encoded::{self, RowBytes};
 use crate::pipeline::Batch;
+use crate::report::anomalies::AnomalyRow;
+use crate::report::{Files, Report};
 
 thread_local! {
     /// Where each worker thread formats addresses for the rows it encodes.
@@ -210,8 +210,8 @@ impl Datasets {
         };
         Datasets {
             packets: writer("packets", &packets::columns()),
-            connections: writer("connections", &rows::connection_schema().specs()),
-            events: writer("events", &rows::event_schema().specs()),
+            connections: writer("connections", &connection_schema().specs()),
+            events: writer("events", &event_schema().specs()),
         }
     }
 
@@ -230,7 +230,6 @@ impl Datasets {
 
 /// The event rows of the anomalies found so far; the sink keeps counting them all.
 struct Events {
-    schema: RowSchema,
     table: Table,
 }
 
@@ -241,15 +240,16 @@ impl Events {
         capture: &str,
         files: &[String],
         out: &mut DatasetWriter,
-        unknown: &mut Vec<String>,
     ) -> anyhow::Result<()> {
-        let capture = Value::String(capture.to_string());
-        for anomaly in analyzer.anomalies.kept.drain(..) {
-            let row = serde_json::to_value(AnomalyRow::new(&anomaly, Files(files)))?;
-            let Value::Object(object) = row else { continue };
-            let mut leaves = vec![("capture".to_string(), Leaf::Scalar(&capture))];
-            rows::flatten(&object, "", &mut leaves);
-            unknown.extend(self.schema.push(&mut self.table, &leaves));
+        let anomalies: Vec<_> = analyzer.anomalies.kept.drain(..).collect();
+        // After the rows it reads: a schema's columns read rows of one lifetime.
+        let schema = event_schema();
+        for anomaly in &anomalies {
+            let record = EventRecord {
+                capture,
+                anomaly: AnomalyRow::new(anomaly, Files(files)),
+            };
+            schema.push(&mut self.table, &record);
             if self.table.rows() >= BATCH_ROWS {
                 out.write(&self.table.finish()?, analyzer.first_ts)?;
             }
@@ -276,10 +276,8 @@ fn export_capture(
     let threads = super::threads(&args.input);
     let mut packet_sink = PacketSink::new(packet_writer, threads);
     let mut event_writer = event_writer;
-    let event_schema = rows::event_schema();
     let mut events = Events {
-        table: Table::new(&event_schema.specs()),
-        schema: event_schema,
+        table: Table::new(&event_schema().specs()),
     };
     let files = [name.to_string()];
     // The worker stage verifies CRCs, and encodes as rows the frames the selection keeps;
@@ -295,7 +293,6 @@ fn export_capture(
             }
         });
     };
-    let mut unknown: Vec<String> = Vec::new();
     let mut pending: Vec<u8> = Vec::with_capacity(HAND_OVER_BYTES);
     let input = for_each_batch_with(
         &paths,
@@ -313,7 +310,7 @@ fn export_capture(
                 packet_sink.write(full, analyzer.first_ts)?;
             }
             if analyzer.anomalies.kept.len() >= BATCH_ROWS {
-                events.drain(&mut analyzer, name, &files, &mut event_writer, &mut unknown)?;
+                events.drain(&mut analyzer, name, &files, &mut event_writer)?;
             }
             Ok(ControlFlow::Continue(()))
         },
@@ -330,30 +327,9 @@ fn export_capture(
         connections,
         events: event_writer,
     };
-    events.drain(
-        &mut analyzer,
-        name,
-        &files,
-        &mut datasets.events,
-        &mut unknown,
-    )?;
+    events.drain(&mut analyzer, name, &files, &mut datasets.events)?;
     datasets.events.write(&events.table.finish()?, first_ts)?;
-    write_connections(
-        &analyzer,
-        &input,
-        name,
-        &mut datasets.connections,
-        &mut unknown,
-    )?;
-    if !unknown.is_empty() {
-        unknown.sort_unstable();
-        unknown.dedup();
-        // The schema is behind the report: the tests fail on this line.
-        eprintln!(
-            "rdmadump: warning: export has no column for report keys {}",
-            unknown.join(", ")
-        );
-    }
+    write_connections(&analyzer, &input, name, &mut datasets.connections)?;
     datasets
         .commit()
         .with_context(|| format!("exporting {}", path.display()))?;
@@ -369,129 +345,25 @@ fn write_connections(
     input: &InputReport,
     name: &str,
     out: &mut DatasetWriter,
-    unknown: &mut Vec<String>,
 ) -> anyhow::Result<()> {
-    let schema = rows::connection_schema();
-    let mut table = Table::new(&schema.specs());
     let report = Report::new(analyzer, input);
-    let capture = Value::String(name.to_string());
-    for row in report.connections.iter() {
-        let Value::Object(connection) = serde_json::to_value(&row)? else {
-            continue;
-        };
-        for (direction, from, to) in [("a_to_b", "a", "b"), ("b_to_a", "b", "a")] {
-            let Some(Value::Object(counts)) = connection.get(direction) else {
-                continue;
-            };
-            let end = |end: &str, key: &str| {
-                connection
-                    .get(end)
-                    .and_then(|e| e.get(key))
-                    .cloned()
-                    .unwrap_or(Value::Null)
-            };
-            let own = [
-                ("record", Value::from("connection")),
-                (
-                    "frame",
-                    connection
-                        .get("first_frame")
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                ),
-                ("direction", Value::from(direction)),
-                ("src", end(from, "addr")),
-                ("dst", end(to, "addr")),
-                ("src_qpn", end(from, "qpn")),
-                ("dest_qp", end(to, "qpn")),
-            ];
-            let mut leaves = vec![("capture".to_string(), Leaf::Scalar(&capture))];
-            leaves.extend(own.iter().map(|(k, v)| (k.to_string(), Leaf::Scalar(v))));
-            let mut shared = Map::new();
-            for (key, value) in &connection {
-                if key != "a_to_b" && key != "b_to_a" {
-                    shared.insert(key.clone(), value.clone());
-                }
-            }
-            let mut counts = counts.clone();
-            // A timeline is asked for with `analyze --interval`; export has none.
-            counts.remove("timeline");
-            // The JSON lists only the message kinds and NAK codes that occurred; their
-            // columns say 0 for the others, as a count should.
-            for (group, names) in [("messages", &OPS[..]), ("naks", &NAK_CODES[..])] {
-                if let Some(Value::Object(map)) = counts.get_mut(group) {
-                    for name in names {
-                        map.entry(name.to_string()).or_insert(Value::from(0));
-                    }
-                }
-            }
-            rows::flatten(&shared, "", &mut leaves);
-            rows::flatten(&counts, "", &mut leaves);
-            unknown.extend(schema.push(&mut table, &leaves));
-            if table.rows() >= BATCH_ROWS {
-                out.write(&table.finish()?, analyzer.first_ts)?;
-            }
-        }
-    }
-    for flow in report.flows.iter() {
-        let Value::Object(mut flow) = serde_json::to_value(&flow)? else {
-            continue;
-        };
-        let opcodes = match flow.remove("opcodes") {
-            Some(Value::Object(opcodes)) => opcodes,
-            _ => Map::new(),
-        };
-        let Some(transport) = datagram_transport(&opcodes) else {
-            continue;
-        };
-        let names = Value::Array(opcodes.keys().map(|k| Value::from(k.as_str())).collect());
-        let counts = Value::Array(opcodes.values().cloned().collect());
-        let own = [
-            ("record", Value::from("flow")),
-            (
-                "frame",
-                flow.get("first_frame").cloned().unwrap_or(Value::Null),
-            ),
-            ("transport", Value::from(transport)),
-            ("opcodes_name", names),
-            ("opcodes_packets", counts),
-        ];
-        let mut leaves = vec![("capture".to_string(), Leaf::Scalar(&capture))];
-        for (key, value) in &own {
-            leaves.push((
-                key.to_string(),
-                match value {
-                    Value::Array(items) => Leaf::List(items.iter().map(Some).collect()),
-                    other => Leaf::Scalar(other),
-                },
-            ));
-        }
-        rows::flatten(&flow, "", &mut leaves);
-        unknown.extend(schema.push(&mut table, &leaves));
+    let connections: Vec<_> = report.connections.iter().collect();
+    // After the rows it reads: a schema's columns read rows of one lifetime.
+    let schema = connection_schema();
+    let mut table = Table::new(&schema.specs());
+    let directions = connections
+        .iter()
+        .flat_map(|connection| ConnectionRecord::of_connection(name, connection));
+    let flows = report
+        .flows
+        .iter()
+        .filter_map(|flow| ConnectionRecord::of_flow(name, flow));
+    for record in directions.chain(flows) {
+        schema.push(&mut table, &record);
         if table.rows() >= BATCH_ROWS {
             out.write(&table.finish()?, analyzer.first_ts)?;
         }
     }
     out.write(&table.finish()?, analyzer.first_ts)?;
     Ok(())
-}
-
-/// `ud` or `rd` when every opcode of a flow is a datagram's: such flows have no
-/// connection, so they are rows of their own.
-fn datagram_transport(opcodes: &Map<String, Value>) -> Option<&'static str> {
-    let mut transport = None;
-    for name in opcodes.keys() {
-        let this = if name.starts_with("UD_") {
-            "ud"
-        } else if name.starts_with("RD_") {
-            "rd"
-        } else {
-            return None;
-        };
-        if transport.is_some_and(|t| t != this) {
-            return None;
-        }
-        transport = Some(this);
-    }
-    transport
 }

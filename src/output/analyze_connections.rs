@@ -7,8 +7,9 @@ use std::fmt::Write;
 use comfy_table::Cell;
 
 use super::analyze_text::{Style, flagged, number, table};
-use crate::analyze::connections::{Connection, PairedBy};
-use crate::analyze::model::Report;
+use crate::analyze::connections::PairedBy;
+use crate::report::Report;
+use crate::report::connections::Connection;
 
 /// Connections listed; the JSON has them all.
 const SHOWN: usize = 40;
@@ -17,7 +18,7 @@ const SHOWN: usize = 40;
 const HISTORY_SHOWN: usize = 16;
 
 pub fn render(out: &mut String, report: &Report<'_>, style: Style) {
-    let all: Vec<Connection<'_>> = report.connections.table.connections().collect();
+    let all: Vec<Connection<'_>> = Connection::all(report.connections.table).collect();
     if all.is_empty() {
         return;
     }

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use crate::analyze::model::Report;
+use crate::report::Report;
 
 /// Writes the document, streamed: the flow list is produced row by row as it is written.
 /// Every time the model gives in seconds comes with its `*_ns` twin in integer

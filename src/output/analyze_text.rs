@@ -6,12 +6,12 @@ use std::fmt::Write;
 
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, LineStyle, Table, TableStyle};
 
-use crate::analyze::flows::{FrameRef, PmtuSource};
-use crate::analyze::model::{Priority, Report, Seconds};
+use crate::analyze::key::{FrameRef, PmtuSource};
 use crate::analyze::pfc::ALL_PRIORITIES;
-use crate::analyze::{AnomalyKind, CrcCounts, What};
+use crate::analyze::{AnomalyDetail, AnomalyKind, CrcCounts};
 use crate::dissect::Kind;
 use crate::output::time::UtcDateTime;
+use crate::report::{Priority, Report, Seconds};
 use crate::wire::opcode::Role;
 
 /// Flows listed; a capture with more shows the most eventful ones.
@@ -289,9 +289,9 @@ fn pfc(out: &mut String, a: &Report<'_>, style: Style) {
     let _ = writeln!(out, "{}", t.trim_fmt());
 }
 
-pub(super) fn describe(what: &What, files: &[String]) -> String {
-    match what {
-        What::PsnGap {
+pub(super) fn describe(detail: &AnomalyDetail, files: &[String]) -> String {
+    match detail {
+        AnomalyDetail::PsnGap {
             flow,
             psn,
             expected,
@@ -300,7 +300,7 @@ pub(super) fn describe(what: &What, files: &[String]) -> String {
             "{} > {} qp {:#x}: psn {psn}, expected {expected}, {missing} missing",
             flow.src, flow.dst, flow.dest_qp
         ),
-        What::GoBackN {
+        AnomalyDetail::GoBackN {
             flow,
             from_psn,
             to_psn,
@@ -318,7 +318,7 @@ pub(super) fn describe(what: &What, files: &[String]) -> String {
                 flow.src, flow.dst, flow.dest_qp
             )
         }
-        What::Nak { flow, psn, code } => {
+        AnomalyDetail::Nak { flow, psn, code } => {
             format!(
                 "{} > {} qp {:#x}: psn {psn} {}",
                 flow.src,
@@ -327,13 +327,13 @@ pub(super) fn describe(what: &What, files: &[String]) -> String {
                 code.name()
             )
         }
-        What::RnrNak { flow, psn, timer } => {
+        AnomalyDetail::RnrNak { flow, psn, timer } => {
             format!(
                 "{} > {} qp {:#x}: psn {psn} timer {timer}",
                 flow.src, flow.dst, flow.dest_qp
             )
         }
-        What::LostBetween {
+        AnomalyDetail::LostBetween {
             flow,
             psn,
             from,
@@ -349,7 +349,7 @@ pub(super) fn describe(what: &What, files: &[String]) -> String {
                 name(to)
             )
         }
-        What::IcrcBad(c, e) | What::VcrcBad(c, e) => {
+        AnomalyDetail::IcrcBad(c, e) | AnomalyDetail::VcrcBad(c, e) => {
             let mut text = String::new();
             if let (Some(src), Some(dst)) = (e.src, e.dst) {
                 let _ = write!(text, "{src} > {dst} ");
@@ -372,20 +372,20 @@ pub(super) fn describe(what: &What, files: &[String]) -> String {
             );
             text
         }
-        What::PfcStorm(s) if s.priority == ALL_PRIORITIES => format!(
+        AnomalyDetail::PfcStorm(s) if s.priority == ALL_PRIORITIES => format!(
             "{} 802.3x pause storm: link paused {} ms in {} frames",
             s.src,
             s.duration_ns / 1_000_000,
             s.frames
         ),
-        What::PfcStorm(s) => format!(
+        AnomalyDetail::PfcStorm(s) => format!(
             "{} priority {} paused {} ms in {} frames",
             s.src,
             Priority(s.priority).name(),
             s.duration_ns / 1_000_000,
             s.frames
         ),
-        What::PauseCascade(c) => {
+        AnomalyDetail::PauseCascade(c) => {
             let senders: Vec<String> = c
                 .joins
                 .iter()
@@ -400,7 +400,7 @@ pub(super) fn describe(what: &What, files: &[String]) -> String {
                 c.duration_ns / 1000
             )
         }
-        What::Malformed(err) => err.to_string(),
+        AnomalyDetail::Malformed(err) => err.to_string(),
     }
 }
 
@@ -419,7 +419,7 @@ fn anomalies(out: &mut String, a: &Report<'_>, style: Style) {
     let _ = writeln!(out, "  {}", counts.join(", "));
     let mut t = table(style, &["frame", "kind", "detail"]);
     for anomaly in sink.kept.iter().take(ANOMALIES_SHOWN) {
-        let kind = Cell::new(anomaly.what.kind().name());
+        let kind = Cell::new(anomaly.detail.kind().name());
         t.add_row(vec![
             Cell::new(where_(anomaly.at, a.files())).set_alignment(CellAlignment::Right),
             if style.color {
@@ -427,7 +427,7 @@ fn anomalies(out: &mut String, a: &Report<'_>, style: Style) {
             } else {
                 kind
             },
-            Cell::new(describe(&anomaly.what, a.files())),
+            Cell::new(describe(&anomaly.detail, a.files())),
         ]);
     }
     let _ = writeln!(out, "{}", t.trim_fmt());

@@ -12,9 +12,7 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::reader::{FileReader, SerializedFileReader};
-use serde_json::Value;
-
-use rdmadump::output::parquet::rows::{Leaf, flatten};
+use serde_json::{Map, Value};
 
 use crate::harness::{fixture, rdmadump, read_json, root, stderr};
 
@@ -126,6 +124,58 @@ fn rows_of(files: &[PathBuf]) -> Vec<BTreeMap<String, Value>> {
         }
     }
     rows
+}
+
+/// A flattened JSON leaf: a value, or the values of one key across a list.
+#[derive(Debug)]
+enum Leaf<'v> {
+    Scalar(&'v Value),
+    List(Vec<Option<&'v Value>>),
+}
+
+/// Flattens an object into `prefix_key` leaves. A time in seconds with an `_ns` twin is
+/// left to its twin; a list of objects becomes one list per key, aligned.
+fn flatten<'v>(object: &'v Map<String, Value>, prefix: &str, out: &mut Vec<(String, Leaf<'v>)>) {
+    for (key, value) in object {
+        if value.is_f64() && object.contains_key(&format!("{key}_ns")) {
+            continue;
+        }
+        let name = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}_{key}")
+        };
+        match value {
+            Value::Object(inner) => flatten(inner, &name, out),
+            Value::Array(items) if items.iter().all(Value::is_object) && !items.is_empty() => {
+                flatten_objects(items, &name, out);
+            }
+            Value::Array(items) => out.push((name, Leaf::List(items.iter().map(Some).collect()))),
+            _ => out.push((name, Leaf::Scalar(value))),
+        }
+    }
+}
+
+fn flatten_objects<'v>(items: &'v [Value], prefix: &str, out: &mut Vec<(String, Leaf<'v>)>) {
+    let mut lists: Vec<(String, Vec<Option<&'v Value>>)> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let mut leaves = Vec::new();
+        if let Value::Object(object) = item {
+            flatten(object, prefix, &mut leaves);
+        }
+        for (key, leaf) in leaves {
+            let Leaf::Scalar(value) = leaf else { continue };
+            let slot = match lists.iter().position(|(k, _)| *k == key) {
+                Some(p) => p,
+                None => {
+                    lists.push((key, vec![None; items.len()]));
+                    lists.len() - 1
+                }
+            };
+            lists[slot].1[i] = Some(value);
+        }
+    }
+    out.extend(lists.into_iter().map(|(k, v)| (k, Leaf::List(v))));
 }
 
 /// A JSON leaf as the column holds it: JSON's booleans for flags that are 0/1 in no
@@ -312,6 +362,175 @@ fn report_rows_flatten_without_loss_and_match_analyze() {
         }
     }
     assert!(events_seen > 30, "only {events_seen} events");
+}
+
+/// The report keys the export leaves out: which input a frame came from, which an
+/// export of one capture never names, and timelines, which export does not ask for.
+fn left_out(key: &str) -> bool {
+    key == "file" || key.ends_with("_file") || key.starts_with("timeline")
+}
+
+/// The flattened keys of `object` that have a value: not null, and for a list, at least
+/// one item that is not null.
+fn keys_with_values(object: &Map<String, Value>, keys: &mut std::collections::BTreeSet<String>) {
+    let mut leaves = Vec::new();
+    flatten(object, "", &mut leaves);
+    for (key, leaf) in leaves {
+        let has = match leaf {
+            Leaf::Scalar(v) => !v.is_null(),
+            Leaf::List(items) => items.iter().any(|v| v.is_some_and(|v| !v.is_null())),
+        };
+        if has {
+            keys.insert(key);
+        }
+    }
+}
+
+/// What `analyze --json` says each dataset's rows hold: for `connections` (one row per
+/// direction with traffic), `flows` (the UD and RD flows, rows of the connections
+/// dataset) and `events` (the anomalies), the columns some row should have a value in.
+fn expected_columns(report: &Value) -> BTreeMap<&'static str, std::collections::BTreeSet<String>> {
+    let mut expected: BTreeMap<&str, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for anomaly in report["anomalies"].as_array().unwrap() {
+        let keys = expected.entry("events").or_default();
+        let mut anomaly = anomaly.as_object().unwrap().clone();
+        // 802.3x PAUSE stops every priority: the integer column has none for it.
+        if anomaly.get("priority") == Some(&Value::from("all")) {
+            anomaly.remove("priority");
+        }
+        keys_with_values(&anomaly, keys);
+        keys.insert("capture".into());
+        if keys.contains("ts_ns") {
+            keys.insert("ts".into());
+        }
+    }
+    for conn in report["connections"].as_array().unwrap() {
+        for (direction, from, to) in [("a_to_b", "a", "b"), ("b_to_a", "b", "a")] {
+            let Some(counts) = conn[direction].as_object() else {
+                continue;
+            };
+            let keys = expected.entry("connections").or_default();
+            let mut shared = conn.as_object().unwrap().clone();
+            shared.remove("a_to_b");
+            shared.remove("b_to_a");
+            keys_with_values(&shared, keys);
+            keys_with_values(counts, keys);
+            for (column, value) in [
+                ("src", &conn[from]["addr"]),
+                ("dst", &conn[to]["addr"]),
+                ("src_qpn", &conn[from]["qpn"]),
+                ("dest_qp", &conn[to]["qpn"]),
+                ("frame", &conn["first_frame"]),
+            ] {
+                if !value.is_null() {
+                    keys.insert(column.into());
+                }
+            }
+            keys.extend(["capture", "record", "direction"].map(String::from));
+        }
+    }
+    for flow in report["flows"].as_array().unwrap() {
+        let mut flow = flow.as_object().unwrap().clone();
+        let Some(Value::Object(opcodes)) = flow.remove("opcodes") else {
+            continue;
+        };
+        // Flows of a datagram transport, by opcode names as the IBA spells them.
+        let datagram = ["UD_", "RD_"]
+            .into_iter()
+            .any(|prefix| opcodes.keys().all(|name| name.starts_with(prefix)));
+        if opcodes.is_empty() || !datagram {
+            continue;
+        }
+        let keys = expected.entry("flows").or_default();
+        keys_with_values(&flow, keys);
+        keys.extend(
+            [
+                "capture",
+                "record",
+                "transport",
+                "frame",
+                "opcodes_name",
+                "opcodes_packets",
+            ]
+            .map(String::from),
+        );
+    }
+    expected
+}
+
+/// Each column of a dataset's files, and whether some row of `record` (all rows when
+/// `None`) has a value in it.
+fn columns_with_values(files: &[PathBuf], record: Option<&str>) -> BTreeMap<String, bool> {
+    let mut columns = BTreeMap::new();
+    for file in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "parquet"))
+    {
+        for batch in batches(file) {
+            let schema = batch.schema();
+            let records = schema
+                .index_of("record")
+                .ok()
+                .map(|i| batch.column(i).clone());
+            for (i, field) in schema.fields().iter().enumerate() {
+                let column = batch.column(i);
+                let has = (0..batch.num_rows()).any(|row| {
+                    let kept = match (record, &records) {
+                        (Some(record), Some(records)) => cell(records.as_ref(), row) == record,
+                        _ => true,
+                    };
+                    kept && !column.is_null(row)
+                });
+                *columns.entry(field.name().clone()).or_insert(false) |= has;
+            }
+        }
+    }
+    columns
+}
+
+#[test]
+fn no_column_is_null_where_analyze_has_its_value() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let mut checked = BTreeMap::<&str, usize>::new();
+    let mut failures = Vec::new();
+    for (n, capture) in all_captures().iter().enumerate() {
+        let out = scratch.path().join(n.to_string());
+        let result = export(&out, &["--partition", "none"], &[capture]);
+        if !result.status.success() {
+            // Damaged: another test checks what such a capture exports.
+            continue;
+        }
+        let report = analyze_json(capture);
+        for (table, keys) in expected_columns(&report) {
+            let (dataset, record) = match table {
+                "events" => ("events", None),
+                "flows" => ("connections", Some("flow")),
+                _ => ("connections", Some("connection")),
+            };
+            let columns = columns_with_values(&files_under(&out.join(dataset)), record);
+            for key in keys.iter().filter(|k| !left_out(k)) {
+                match columns.get(key) {
+                    Some(true) => *checked.entry(table).or_default() += 1,
+                    Some(false) => failures.push(format!(
+                        "{} {table}: column {key} is all null, and analyze --json has it",
+                        capture.display()
+                    )),
+                    None => failures.push(format!(
+                        "{} {table}: analyze --json key {key} has no column",
+                        capture.display()
+                    )),
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+    // Each table was seen with values, so the test tests something.
+    for table in ["events", "connections", "flows"] {
+        assert!(
+            checked.get(table).is_some_and(|&n| n > 10),
+            "{table}: only {checked:?} columns checked"
+        );
+    }
 }
 
 fn analyze_json(capture: &Path) -> Value {

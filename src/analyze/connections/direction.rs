@@ -2,7 +2,7 @@
 //! requests at the responder's end ([`Requests`]) and the responses at the requester's end
 //! ([`Responses`]). `a_to_b` is B's `Requests` with A's `Responses`.
 
-use super::super::flows::{FrameRef, PmtuSource};
+use super::super::key::{FrameRef, SeqDetail, Verdict};
 use super::super::psn;
 use super::super::sketch::Sketch;
 
@@ -103,32 +103,6 @@ pub struct Sequence {
     pub message_start: u32,
     /// Everything before this PSN was acknowledged.
     pub acked_to: Option<u32>,
-}
-
-/// What the last request that was not simply new did to its direction's sequence: what
-/// the flow table reports, so that flows and connections tell one story. Kept aside rather
-/// than returned, as nearly every request is new and needs none of it.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SeqDetail {
-    /// The highest PSN the request could have had without skipping any, and how many it
-    /// skipped.
-    pub expected: u32,
-    pub missing: u64,
-    /// The request before this one: where a go-back jumped from.
-    pub previous: u32,
-    pub previous_at: FrameRef,
-    /// The NAK a go-back answers, when it was captured.
-    pub nak: Option<FrameRef>,
-}
-
-/// What one request packet turned out to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    New,
-    Gap,
-    Retransmitted,
-    GoBackN,
-    GoBack0,
 }
 
 /// B's responses as seen arriving at A's QP, and the CNPs B sent A.
@@ -494,22 +468,6 @@ impl Responses {
             if let Some(ce) = pending_ce.filter(|&c| c <= ts) {
                 self.ce_to_cnp.add(ts - ce);
             }
-        }
-    }
-}
-
-/// The PMTU a connection uses, and how it is known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PathMtuSource {
-    Cm,
-    Flow(PmtuSource),
-}
-
-impl PathMtuSource {
-    pub fn name(self) -> &'static str {
-        match self {
-            PathMtuSource::Cm => "cm",
-            PathMtuSource::Flow(s) => s.name(),
         }
     }
 }

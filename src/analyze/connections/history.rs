@@ -1,40 +1,79 @@
 //! A connection's history: one letter per event, in order, as Zeek writes it. Each end
 //! keeps the events of the packets that arrive at it; the report merges both ends by time.
-//! Repeats of the last letter are folded, and an end keeps at most [`EVENTS`] letters.
+//! Repeats of the last event are folded, and an end keeps at most [`EVENTS`] events.
 
-/// Letters kept per end; a connection shows at most twice as many.
+/// Events kept per end; a connection shows at most twice as many.
 pub const EVENTS: usize = 12;
+
+/// What happened, as the letter the history writes for it: lower case; the report writes
+/// it upper case for A's direction.
+#[repr(u8)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HistoryEvent {
+    /// The CM handshake (REQ and REP).
+    Handshake = b'h',
+    /// A request sent for the first time.
+    #[default]
+    Data = b'd',
+    /// A request past a PSN gap.
+    Gap = b'g',
+    /// A request sent again.
+    Retransmission = b't',
+    GoBackN = b'b',
+    /// A go-back to the first unacknowledged PSN.
+    GoBack0 = b'z',
+    Nak = b'n',
+    RnrNak = b'r',
+    /// A request with an ECN-CE mark.
+    CeMark = b'c',
+    Cnp = b'p',
+    /// A CM DREQ or DREP.
+    Disconnect = b'x',
+}
+
+impl HistoryEvent {
+    pub fn letter(self) -> u8 {
+        self as u8
+    }
+
+    /// Data and CE marks are the steady state: each is kept once between other events.
+    fn is_steady(self) -> bool {
+        matches!(self, HistoryEvent::Data | HistoryEvent::CeMark)
+    }
+}
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct History {
-    /// Times and letters apart: a (u64, u8) pair would pad to 16 bytes.
+    /// Times and events apart: a (u64, u8) pair would pad to 16 bytes.
     clocks: [u64; EVENTS],
-    letters: [u8; EVENTS],
+    events: [HistoryEvent; EVENTS],
+    /// Bit `i`: event `i` belongs to the direction whose requests arrive at this end.
+    into: u16,
     len: u8,
     /// Events not kept because the history was full.
     pub dropped: u32,
 }
 
-/// The letters: lower case in storage; written upper case for A's direction.
-/// `h` CM handshake, `d` data, `g` PSN gap, `t` retransmission, `b` go-back-N,
-/// `z` go-back-0, `n` NAK, `r` RNR NAK, `c` ECN-CE mark, `p` CNP, `x` disconnect.
-const INTO: u8 = 0x80;
+// The bits of `into` cover every event kept.
+const _: () = assert!(EVENTS <= u16::BITS as usize);
 
 impl History {
+    fn is_into(&self, i: usize) -> bool {
+        self.into >> i & 1 != 0
+    }
+
     /// `into`: the event belongs to the direction whose requests arrive at this end.
-    pub fn push(&mut self, letter: u8, into: bool, clock: u64) {
-        let tagged = if into { letter | INTO } else { letter };
+    pub fn push(&mut self, event: HistoryEvent, into: bool, clock: u64) {
         let len = usize::from(self.len);
-        if len > 0 && self.letters[len - 1] == tagged {
+        let same = |i: usize| self.events[i] == event && self.is_into(i) == into;
+        if len > 0 && same(len - 1) {
             return;
         }
-        // Data and CE marks are the steady state: once each between other events.
-        if matches!(letter, b'd' | b'c')
-            && self.letters[..len]
-                .iter()
+        if event.is_steady()
+            && (0..len)
                 .rev()
-                .take_while(|&&l| matches!(l & !INTO, b'd' | b'c'))
-                .any(|&l| l == tagged)
+                .take_while(|&i| self.events[i].is_steady())
+                .any(same)
         {
             return;
         }
@@ -43,48 +82,16 @@ impl History {
             return;
         }
         self.clocks[len] = clock;
-        self.letters[len] = tagged;
+        self.events[len] = event;
+        if into {
+            self.into |= 1 << len;
+        }
         self.len += 1;
     }
 
-    /// The events as (time, letter, belongs to the direction into this end).
-    pub fn events(&self) -> impl Iterator<Item = (u64, u8, bool)> + '_ {
+    /// The events as (time, event, belongs to the direction into this end).
+    pub fn events(&self) -> impl Iterator<Item = (u64, HistoryEvent, bool)> + '_ {
         let len = usize::from(self.len);
-        self.clocks[..len]
-            .iter()
-            .zip(&self.letters[..len])
-            .map(|(&clock, &tagged)| (clock, tagged & !INTO, tagged & INTO != 0))
+        (0..len).map(|i| (self.clocks[i], self.events[i], self.is_into(i)))
     }
-}
-
-/// Merges the two ends' histories into the connection's string: upper case for events of
-/// A's requests (arriving at B's end) and of B's answers to them (arriving at A's end).
-pub fn render(a_end: &History, b_end: Option<&History>) -> String {
-    let mut all: Vec<(u64, u8, bool)> = Vec::with_capacity(2 * EVENTS);
-    for (clock, letter, into) in a_end.events() {
-        // At A's end, "into" events belong to B's direction.
-        all.push((clock, letter, !into));
-    }
-    if let Some(b) = b_end {
-        all.extend(b.events());
-    }
-    all.sort_by_key(|e| e.0);
-    let mut out = String::with_capacity(all.len() + 1);
-    let mut last = 0u8;
-    for (_, letter, a_dir) in all {
-        let shown = if a_dir || matches!(letter, b'h' | b'x') {
-            letter.to_ascii_uppercase()
-        } else {
-            letter
-        };
-        if shown != last {
-            out.push(char::from(shown));
-            last = shown;
-        }
-    }
-    let dropped = a_end.dropped + b_end.map_or(0, |b| b.dropped);
-    if dropped > 0 {
-        out.push('+');
-    }
-    out
 }

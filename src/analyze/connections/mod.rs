@@ -4,9 +4,8 @@
 //! the two ends are paired from the CM exchange or, failing that, from the responses.
 
 mod direction;
-mod history;
+pub mod history;
 mod index;
-mod report;
 mod select;
 pub mod sequence;
 mod series;
@@ -14,18 +13,16 @@ mod timeline;
 
 use std::collections::HashMap;
 
-pub use direction::{
-    IDLE_NS, NAK_CODES, OPS, PathMtuSource, Requests, Responses, SeqDetail, Verdict,
-};
-pub use history::History;
-pub use report::{Connection, ConnectionRow, Connections, Direction};
+pub use direction::{IDLE_NS, NAK_CODES, OPS, Requests, Responses};
+pub use history::{History, HistoryEvent};
 pub use select::Selection;
 use sequence::Mark;
 pub use series::Series;
 use timeline::Event;
 pub use timeline::{Bucket, Timeline};
 
-use super::flows::{FlowHint, FlowKey, FrameRef, PmtuSource, is_legal_pmtu};
+use super::flows::FlowHint;
+use super::key::{FlowKey, FrameRef, PmtuSource, SeqDetail, Transport, Verdict, is_legal_pmtu};
 use super::psn;
 use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
@@ -97,10 +94,11 @@ pub struct End {
     pub state: State,
     pub first: FrameRef,
     pub last: FrameRef,
-    pub pmtu: Option<(u32, PathMtuSource)>,
+    pub pmtu: Option<(u32, PmtuSource)>,
     /// Where the peer's requests to this end start, from CM.
     pub cm_start_psn: Option<u32>,
-    pub transport: u8,
+    /// From CM or the first request or response; `None` until then.
+    pub transport: Option<Transport>,
     /// The peer's requests to this end.
     pub req: Requests,
     /// The peer's responses to this end's requests, and CNPs it sent this end.
@@ -119,7 +117,7 @@ struct PendingReq {
     /// Where the passive side's requests start.
     passive_start: u32,
     pmtu: Option<u32>,
-    transport: u8,
+    transport: Option<Transport>,
     at: FrameRef,
 }
 
@@ -141,19 +139,6 @@ pub struct ConnectionTable {
     next_order: u64,
     clock: u64,
     pub evicted: u64,
-}
-
-fn transport_of(opcode: u8) -> u8 {
-    opcode >> 5
-}
-
-pub fn transport_name(t: u8) -> &'static str {
-    match t {
-        0 => "rc",
-        1 => "uc",
-        5 => "xrc",
-        _ => "?",
-    }
 }
 
 fn pmtu_from_code(code: u8) -> Option<u32> {
@@ -213,9 +198,7 @@ impl ConnectionTable {
             order: self.next_order,
             first: at,
             last: at,
-            pmtu: self
-                .given_pmtu
-                .map(|m| (m, PathMtuSource::Flow(PmtuSource::Given))),
+            pmtu: self.given_pmtu.map(|m| (m, PmtuSource::Given)),
             ..End::default()
         });
         self.next_order += 1;
@@ -272,9 +255,9 @@ impl ConnectionTable {
     }
 
     /// The path MTU end `slot`'s READs are counted with, when known.
-    pub fn read_pmtu(&self, slot: usize) -> Option<(u32, PathMtuSource)> {
+    pub fn read_pmtu(&self, slot: usize) -> Option<(u32, PmtuSource)> {
         self.given_pmtu
-            .map(|m| (m, PathMtuSource::Flow(PmtuSource::Given)))
+            .map(|m| (m, PmtuSource::Given))
             .or(self.ends.get(slot)?.pmtu)
     }
 
@@ -337,16 +320,10 @@ impl ConnectionTable {
         if !is_legal_pmtu(payload) {
             return;
         }
-        let learnt = Some((payload, PathMtuSource::Flow(PmtuSource::Observed)));
+        let learnt = Some((payload, PmtuSource::Observed));
         // What CM or the user said stands; what packets show only fills in.
-        let settled = |pmtu: Option<(u32, PathMtuSource)>| {
-            matches!(
-                pmtu,
-                Some((
-                    _,
-                    PathMtuSource::Cm | PathMtuSource::Flow(PmtuSource::Given)
-                ))
-            )
+        let settled = |pmtu: Option<(u32, PmtuSource)>| {
+            matches!(pmtu, Some((_, PmtuSource::Cm | PmtuSource::Given)))
         };
         let end = &mut self.ends[slot];
         if settled(end.pmtu) {
@@ -375,8 +352,8 @@ impl ConnectionTable {
         let peer = self.ends[slot].peer;
         let nak = peer.and_then(|p| self.ends[p as usize].rsp.last_nak);
         let end = &mut self.ends[slot];
-        if end.transport == 0 {
-            end.transport = transport_of(op);
+        if end.transport.is_none() {
+            end.transport = Transport::of_opcode(op);
         }
         let read = opcode::is_read_request(op);
         let atomic = opcode::is_atomic_request(op);
@@ -389,9 +366,7 @@ impl ConnectionTable {
         };
         let consume = match fetch_len.filter(|_| read) {
             Some(len) => {
-                let pmtu = given
-                    .map(|m| (m, PathMtuSource::Flow(PmtuSource::Given)))
-                    .or(end.pmtu);
+                let pmtu = given.map(|m| (m, PmtuSource::Given)).or(end.pmtu);
                 match pmtu {
                     Some((m, _)) => {
                         let n = len.div_ceil(m).max(1);
@@ -445,16 +420,18 @@ impl ConnectionTable {
         let into = true;
         let history = &mut end.history;
         match verdict {
-            Verdict::New => history.push(b'd', into, clock_of(at)),
-            Verdict::Gap => history.push(b'g', into, clock_of(at)),
-            Verdict::Retransmitted => history.push(b't', into, clock_of(at)),
-            Verdict::GoBackN => history.push(b'b', into, clock_of(at)),
-            Verdict::GoBack0 => history.push(b'z', into, clock_of(at)),
+            Verdict::New => history.push(HistoryEvent::Data, into, clock_of(at)),
+            Verdict::Gap => history.push(HistoryEvent::Gap, into, clock_of(at)),
+            Verdict::Retransmitted => {
+                history.push(HistoryEvent::Retransmission, into, clock_of(at))
+            }
+            Verdict::GoBackN => history.push(HistoryEvent::GoBackN, into, clock_of(at)),
+            Verdict::GoBack0 => history.push(HistoryEvent::GoBack0, into, clock_of(at)),
         }
         if ce {
             end.req.ecn_ce += 1;
             end.req.pending_ce_ts.get_or_insert(at.ts_ns.unwrap_or(0));
-            end.history.push(b'c', into, clock_of(at));
+            end.history.push(HistoryEvent::CeMark, into, clock_of(at));
         }
         if bth.fecn() {
             end.req.fecn += 1;
@@ -492,8 +469,8 @@ impl ConnectionTable {
             self.pair_by_traffic(slot, p);
         }
         let end = &mut self.ends[slot];
-        if end.transport == 0 {
-            end.transport = transport_of(op);
+        if end.transport.is_none() {
+            end.transport = Transport::of_opcode(op);
         }
         end.rsp.packets += 1;
         end.rsp.payload_bytes += u64::from(payload);
@@ -508,13 +485,13 @@ impl ConnectionTable {
                     nak = true;
                     mark = Mark::Nak;
                     end.rsp.nak(nak_index(code), p, at);
-                    end.history.push(b'n', out, clock_of(at));
+                    end.history.push(HistoryEvent::Nak, out, clock_of(at));
                 }
                 Syndrome::RnrNak { .. } => {
                     nak = true;
                     mark = Mark::RnrNak;
                     end.rsp.rnr(p, at);
-                    end.history.push(b'r', out, clock_of(at));
+                    end.history.push(HistoryEvent::RnrNak, out, clock_of(at));
                 }
                 _ => {}
             }
@@ -597,7 +574,7 @@ impl ConnectionTable {
         }
         let end = &mut self.ends[slot];
         end.rsp.cnp(at.ts_ns, pending);
-        end.history.push(b'p', false, clock_of(at));
+        end.history.push(HistoryEvent::Cnp, false, clock_of(at));
     }
 
     fn cm(&mut self, pkt: &Packet<'_>, at: FrameRef) {
@@ -626,11 +603,7 @@ impl ConnectionTable {
                         passive: dst,
                         passive_start: start,
                         pmtu: req.and_then(|r| pmtu_from_code(r.path_mtu_code())),
-                        transport: req.map_or(0, |r| match r.transport_type() {
-                            1 => 1,
-                            3 => 5,
-                            _ => 0,
-                        }),
+                        transport: req.and_then(|r| Transport::of_cm(r.transport_type())),
                         at,
                     },
                 );
@@ -685,10 +658,12 @@ impl ConnectionTable {
                         end.cm_start_psn = Some(start);
                     }
                     if let Some(m) = req.pmtu.filter(|&m| is_legal_pmtu(m)) {
-                        end.pmtu = Some((m, PathMtuSource::Cm));
+                        end.pmtu = Some((m, PmtuSource::Cm));
                     }
                 }
-                self.ends[a].history.push(b'h', false, clock_of(at));
+                self.ends[a]
+                    .history
+                    .push(HistoryEvent::Handshake, false, clock_of(at));
                 if self.comm.len() >= PENDING_CM {
                     self.comm.clear();
                 }
@@ -709,7 +684,8 @@ impl ConnectionTable {
                 end.last = at;
                 if end.state != State::Disconnected {
                     end.state = State::Disconnected;
-                    end.history.push(b'x', false, clock_of(at));
+                    end.history
+                        .push(HistoryEvent::Disconnect, false, clock_of(at));
                     if let Some(peer) = end.peer {
                         self.ends[peer as usize].state = State::Disconnected;
                     }

@@ -11,9 +11,9 @@ pub mod skew;
 
 use std::collections::{HashMap, VecDeque};
 
-use super::flows::{FlowKey, FrameRef};
+use super::key::{FlowKey, FrameRef};
 use super::psn;
-use super::{Anomaly, AnomalySink, What};
+use super::{Anomaly, AnomalyDetail, AnomalySink};
 use crate::wire::opcode::Role;
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
@@ -219,7 +219,7 @@ impl Points {
         );
     }
 
-    /// Settles transmissions older than the bound: every point that should have seen one
+    /// Closes transmissions older than the bound: every point that should have seen one
     /// has had the time to.
     fn expire(&mut self, now: u64, anomalies: &mut AnomalySink) {
         while let Some(&(then, id)) = self.order.front() {
@@ -227,11 +227,12 @@ impl Points {
                 break;
             }
             self.order.pop_front();
-            self.settle(id, anomalies);
+            self.record_misses(id, anomalies);
         }
     }
 
-    fn settle(&mut self, id: Identity, anomalies: &mut AnomalySink) {
+    /// Forgets transmission `id`, and counts (and reports as lost) each point that missed it.
+    fn record_misses(&mut self, id: Identity, anomalies: &mut AnomalySink) {
         let Some(t) = self.recent.remove(&id) else {
             return;
         };
@@ -280,7 +281,7 @@ impl Points {
                 *self.lost_between.entry(pair).or_default() += 1;
                 anomalies.push(Anomaly {
                     at: last,
-                    what: What::LostBetween {
+                    detail: AnomalyDetail::LostBetween {
                         flow: id.key,
                         psn: id.psn,
                         from,
@@ -291,10 +292,10 @@ impl Points {
         }
     }
 
-    /// Settles everything still remembered at the end of the capture.
+    /// Closes everything still remembered at the end of the capture.
     pub fn finish(&mut self, anomalies: &mut AnomalySink) {
         while let Some((_, id)) = self.order.pop_front() {
-            self.settle(id, anomalies);
+            self.record_misses(id, anomalies);
         }
     }
 }

@@ -10,7 +10,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::Identity;
-use crate::analyze::flows::FlowKey;
+use crate::analyze::key::FlowKey;
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 

@@ -21,8 +21,8 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::analyze_text::{self as text, describe, where_};
 use crate::analyze::Analyzer;
-use crate::analyze::connections::{Connection, Direction};
-use crate::analyze::model::Report;
+use crate::report::Report;
+use crate::report::connections::{Connection, Direction};
 
 /// Rows of the connection table at most; a capture with more says how many it leaves out.
 const TABLE_ROWS: usize = 2000;
@@ -37,7 +37,7 @@ const SCRIPT: &str = include_str!("report.js");
 pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usize) -> String {
     let origin = analyzer.first_ts.unwrap_or(0);
     let files = report.files();
-    let ranked = rank::ranked(analyzer.connections.connections());
+    let ranked = rank::ranked(Connection::all(&analyzer.connections));
     let drawn = ranked.len().min(top);
     let charts = draw_connections(&ranked[..drawn], origin, threads);
     let summary = text::render(
@@ -100,11 +100,11 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                             thead { tr { th { "frame" } th { "time (µs)" } th { "kind" } th { "detail" } } }
                             tbody {
                                 @for a in sink.kept.iter().take(ANOMALY_ROWS) {
-                                    tr data-anomaly=(a.what.kind().name()) data-frame=(a.at.frame) {
+                                    tr data-anomaly=(a.detail.kind().name()) data-frame=(a.at.frame) {
                                         td.num { (where_(a.at, files)) }
                                         td.num { (a.at.ts_ns.map(|t| format!("{:.3}", t.saturating_sub(origin) as f64 / 1e3)).unwrap_or_default()) }
-                                        td { (a.what.kind().name()) }
-                                        td { (describe(&a.what, files)) }
+                                        td { (a.detail.kind().name()) }
+                                        td { (describe(&a.detail, files)) }
                                     }
                                 }
                             }

@@ -1,7 +1,7 @@
 //! Which connections the report draws: with thousands, the worst first, by
 //! retransmissions, then NAKs, then CNPs, then bytes; the rest are listed, not drawn.
 
-use crate::analyze::connections::Connection;
+use crate::report::connections::Connection;
 
 /// What a connection is ranked by, both directions added up, most telling first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

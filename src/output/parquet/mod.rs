@@ -3,8 +3,10 @@
 //! docs/export-schema.md, which [`schema_markdown`] writes.
 
 pub mod columns;
+pub mod connections;
 pub mod dataset;
 pub mod encoded;
+pub mod events;
 pub mod packets;
 pub mod rows;
 
@@ -25,8 +27,8 @@ pub fn schema_markdown() -> String {
     );
     let tables = [
         ("packets", packets::columns()),
-        ("connections", rows::connection_schema().specs()),
-        ("events", rows::event_schema().specs()),
+        ("connections", connections::connection_schema().specs()),
+        ("events", events::event_schema().specs()),
     ];
     for (name, columns) in tables {
         let _ = write!(

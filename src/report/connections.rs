@@ -4,10 +4,14 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use super::super::flows::{FrameRef, legal_pmtu_at_least};
-use super::super::sketch::Sketch;
-use super::direction::{NAK_CODES, OPS, Requests, Responses};
-use super::{ConnectionTable, End, PairedBy, State, history, transport_name};
+use super::values::{Files, serialize_rows};
+use crate::analyze::connections::history::EVENTS;
+use crate::analyze::connections::{
+    ConnectionTable, End, History, HistoryEvent, NAK_CODES, OPS, PairedBy, Requests, Responses,
+    State,
+};
+use crate::analyze::key::{FrameRef, Transport, legal_pmtu_at_least};
+use crate::analyze::sketch::Sketch;
 use crate::dissect::Address;
 
 static NO_REQUESTS: std::sync::LazyLock<Requests> = std::sync::LazyLock::new(Requests::default);
@@ -33,10 +37,10 @@ pub struct Direction<'a> {
     pub rsp: &'a Responses,
 }
 
-impl ConnectionTable {
-    /// Every connection, in order of first appearance of either end.
-    pub fn connections(&self) -> impl Iterator<Item = Connection<'_>> + '_ {
-        let ends = self.ends();
+impl<'a> Connection<'a> {
+    /// Every connection of `table`, in order of first appearance of either end.
+    pub fn all(table: &'a ConnectionTable) -> impl Iterator<Item = Connection<'a>> + 'a {
+        let ends = table.ends();
         ends.iter().enumerate().filter_map(move |(i, end)| {
             let key = end.key?;
             match end.peer {
@@ -71,9 +75,7 @@ impl ConnectionTable {
             }
         })
     }
-}
 
-impl<'a> Connection<'a> {
     fn ends(&self) -> impl Iterator<Item = &'a End> {
         self.a_end.into_iter().chain(self.b_end)
     }
@@ -112,7 +114,11 @@ impl<'a> Connection<'a> {
     }
 
     pub fn transport(&self) -> &'static str {
-        transport_name(self.main_end().transport)
+        // An end that saw neither CM nor a request or response (only CNPs) has not shown
+        // its transport: it is reported as RC, as the report always has.
+        self.main_end()
+            .transport
+            .map_or(Transport::Rc.name(), Transport::name)
     }
 
     pub fn state(&self) -> State {
@@ -149,15 +155,15 @@ impl<'a> Connection<'a> {
 
     pub fn history(&self) -> String {
         match (self.a_end, self.b_end) {
-            (Some(a), b) => history::render(&a.history, b.map(|b| &b.history)),
+            (Some(a), b) => render_history(&a.history, b.map(|b| &b.history)),
             (None, Some(b)) => {
                 // B's end alone: its "into" events are A's direction.
-                let mut swapped = super::History::default();
-                for (clock, letter, into) in b.history.events() {
-                    swapped.push(letter, !into, clock);
+                let mut swapped = History::default();
+                for (clock, event, into) in b.history.events() {
+                    swapped.push(event, !into, clock);
                 }
                 swapped.dropped = b.history.dropped;
-                history::render(&swapped, None)
+                render_history(&swapped, None)
             }
             (None, None) => String::new(),
         }
@@ -166,49 +172,112 @@ impl<'a> Connection<'a> {
     pub fn candidates(&self) -> u8 {
         self.main_end().candidates
     }
+
+    /// The ends that could have been B's peer, when the two were paired by traffic.
+    pub fn pairing_candidates(&self) -> Option<u8> {
+        (self.paired_by() == PairedBy::Traffic).then(|| self.candidates())
+    }
 }
 
-impl Direction<'_> {
+impl<'a> Direction<'a> {
     pub fn messages(&self) -> u64 {
         self.req.messages.iter().map(|&n| u64::from(n)).sum()
     }
     pub fn naks(&self) -> u64 {
         self.rsp.naks.iter().map(|&n| u64::from(n)).sum()
     }
+
+    /// Requests and responses: nothing was seen this way when 0, and the report then has
+    /// no numbers for it.
+    pub fn packets(&self) -> u64 {
+        self.req.packets + self.rsp.packets
+    }
+    pub fn payload_bytes(&self) -> u64 {
+        self.req.payload_bytes + self.rsp.payload_bytes
+    }
+    pub fn fecn(&self) -> u32 {
+        self.req.fecn + self.rsp.fecn
+    }
+    pub fn becn(&self) -> u32 {
+        self.req.becn + self.rsp.becn
+    }
+
+    pub fn message_bytes(&self) -> Summary<'a> {
+        Summary::new(&self.req.message_bytes, SIZES)
+    }
+    pub fn rtt(&self) -> Summary<'a> {
+        Summary::new(&self.rsp.rtt, FULL)
+    }
+    pub fn read_latency_first(&self) -> Summary<'a> {
+        Summary::new(&self.rsp.read_first, FULL)
+    }
+    pub fn read_latency_last(&self) -> Summary<'a> {
+        Summary::new(&self.rsp.read_last, FULL)
+    }
+    pub fn atomic_latency(&self) -> Summary<'a> {
+        Summary::new(&self.rsp.atomic, FULL)
+    }
+    pub fn nak_to_retx(&self) -> Summary<'a> {
+        Summary::new(&self.req.nak_to_retx, MIN_P50_MAX)
+    }
+    pub fn cnp_interval(&self) -> Summary<'a> {
+        Summary::new(&self.rsp.cnp_interval, MIN_P50)
+    }
+    pub fn ce_to_cnp(&self) -> Summary<'a> {
+        Summary::new(&self.rsp.ce_to_cnp, MIN_P50_MAX)
+    }
 }
 
-/// `{samples, min, p50, p99, max}`, or fewer keys for the rarer measures.
-struct Summary<'a> {
+/// A distribution as the report gives it: `{samples, min, p50, p99, max}`, or fewer keys
+/// for the rarer measures; `null` without samples.
+#[derive(Clone, Copy)]
+pub struct Summary<'a> {
     sketch: &'a Sketch,
     keys: &'static [&'static str],
 }
 
 const FULL: &[&str] = &["samples", "min", "p50", "p99", "max"];
+const SIZES: &[&str] = &["min", "p50", "p99", "max"];
 const MIN_P50_MAX: &[&str] = &["samples", "min", "p50", "max"];
 const MIN_P50: &[&str] = &["samples", "min", "p50"];
 
+impl<'a> Summary<'a> {
+    fn new(sketch: &'a Sketch, keys: &'static [&'static str]) -> Self {
+        Summary { sketch, keys }
+    }
+
+    /// The value the report gives under `key` (`samples`, `min`, `p50`, `p99`, `max`):
+    /// none without samples, nor for a key this measure does not give.
+    pub fn get(&self, key: &str) -> Option<u64> {
+        let s = self.sketch;
+        if s.count() == 0 || !self.keys.contains(&key) {
+            return None;
+        }
+        match key {
+            "samples" => Some(s.count()),
+            "min" => s.min(),
+            "p50" => s.quantile(0.5),
+            "p99" => s.quantile(0.99),
+            _ => s.max(),
+        }
+    }
+}
+
 impl Serialize for Summary<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let s = self.sketch;
-        if s.count() == 0 {
+        if self.sketch.count() == 0 {
             return serializer.serialize_none();
         }
         let mut map = serializer.serialize_map(Some(self.keys.len()))?;
         for &key in self.keys {
-            match key {
-                "samples" => map.serialize_entry(key, &s.count())?,
-                "min" => map.serialize_entry(key, &s.min())?,
-                "p50" => map.serialize_entry(key, &s.quantile(0.5))?,
-                "p99" => map.serialize_entry(key, &s.quantile(0.99))?,
-                _ => map.serialize_entry(key, &s.max())?,
+            if key == "samples" {
+                map.serialize_entry(key, &self.sketch.count())?;
+            } else {
+                map.serialize_entry(key, &self.get(key))?;
             }
         }
         map.end()
     }
-}
-
-fn summary<'a>(sketch: &'a Sketch, keys: &'static [&'static str]) -> Summary<'a> {
-    Summary { sketch, keys }
 }
 
 struct Counts<'a, const N: usize>(&'a [u32; N], &'static [&'static str; N]);
@@ -228,31 +297,28 @@ impl<const N: usize> Serialize for Counts<'_, N> {
 impl Serialize for Direction<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let (q, r) = (self.req, self.rsp);
-        if q.packets + r.packets == 0 {
+        if self.packets() == 0 {
             // Nothing seen this way (or the far end's QPN is unknown): no numbers to give.
             return serializer.serialize_none();
         }
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("packets", &(q.packets + r.packets))?;
-        map.serialize_entry("payload_bytes", &(q.payload_bytes + r.payload_bytes))?;
+        map.serialize_entry("packets", &self.packets())?;
+        map.serialize_entry("payload_bytes", &self.payload_bytes())?;
         map.serialize_entry("messages", &Counts(&q.messages, &OPS))?;
-        map.serialize_entry(
-            "message_bytes",
-            &summary(&q.message_bytes, &["min", "p50", "p99", "max"]),
-        )?;
+        map.serialize_entry("message_bytes", &self.message_bytes())?;
         map.serialize_entry("first_ts_ns", &q.first_ts)?;
         map.serialize_entry("last_ts_ns", &q.last_ts)?;
         map.serialize_entry("active_ns", &q.active_ns)?;
         map.serialize_entry("goodput_bps", &q.goodput_bps())?;
-        map.serialize_entry("rtt_ns", &summary(&r.rtt, FULL))?;
+        map.serialize_entry("rtt_ns", &self.rtt())?;
         map.serialize_entry(
             "read_latency_ns",
             &ReadLatency {
-                first: &r.read_first,
-                last: &r.read_last,
+                first: self.read_latency_first(),
+                last: self.read_latency_last(),
             },
         )?;
-        map.serialize_entry("atomic_latency_ns", &summary(&r.atomic, FULL))?;
+        map.serialize_entry("atomic_latency_ns", &self.atomic_latency())?;
         map.serialize_entry("psn_gaps", &q.psn_gaps)?;
         map.serialize_entry("missing_psns", &q.missing_psns)?;
         map.serialize_entry("retransmitted", &q.retransmitted)?;
@@ -260,14 +326,14 @@ impl Serialize for Direction<'_> {
         map.serialize_entry("go_back_0", &q.go_back_0)?;
         map.serialize_entry("naks", &Counts(&r.naks, &NAK_CODES))?;
         map.serialize_entry("rnr_naks", &r.rnr_naks)?;
-        map.serialize_entry("nak_to_retx_ns", &summary(&q.nak_to_retx, MIN_P50_MAX))?;
+        map.serialize_entry("nak_to_retx_ns", &self.nak_to_retx())?;
         map.serialize_entry("max_outstanding_psns", &q.max_outstanding_psns)?;
         map.serialize_entry("ecn_ce", &q.ecn_ce)?;
-        map.serialize_entry("fecn", &(q.fecn + r.fecn))?;
-        map.serialize_entry("becn", &(q.becn + r.becn))?;
+        map.serialize_entry("fecn", &self.fecn())?;
+        map.serialize_entry("becn", &self.becn())?;
         map.serialize_entry("cnps", &r.cnps)?;
-        map.serialize_entry("cnp_interval_ns", &summary(&r.cnp_interval, MIN_P50))?;
-        map.serialize_entry("ce_to_cnp_ns", &summary(&r.ce_to_cnp, MIN_P50_MAX))?;
+        map.serialize_entry("cnp_interval_ns", &self.cnp_interval())?;
+        map.serialize_entry("ce_to_cnp_ns", &self.ce_to_cnp())?;
         if let Some(timeline) = q.timeline() {
             map.serialize_entry("timeline", timeline)?;
         }
@@ -276,15 +342,15 @@ impl Serialize for Direction<'_> {
 }
 
 struct ReadLatency<'a> {
-    first: &'a Sketch,
-    last: &'a Sketch,
+    first: Summary<'a>,
+    last: Summary<'a>,
 }
 
 impl Serialize for ReadLatency<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("first", &summary(self.first, FULL))?;
-        map.serialize_entry("last", &summary(self.last, FULL))?;
+        map.serialize_entry("first", &self.first)?;
+        map.serialize_entry("last", &self.last)?;
         map.end()
     }
 }
@@ -322,8 +388,8 @@ impl Serialize for ConnectionRow<'_> {
             },
         )?;
         map.serialize_entry("paired_by", c.paired_by().name())?;
-        if c.paired_by() == PairedBy::Traffic {
-            map.serialize_entry("pairing_candidates", &c.candidates())?;
+        if let Some(candidates) = c.pairing_candidates() {
+            map.serialize_entry("pairing_candidates", &candidates)?;
         }
         let pmtu = c.path_mtu();
         map.serialize_entry("path_mtu", &pmtu.map(|p| p.0))?;
@@ -345,13 +411,13 @@ impl Serialize for ConnectionRow<'_> {
 /// Every connection, as the report's `connections` array.
 pub struct Connections<'a> {
     pub table: &'a ConnectionTable,
-    pub files: super::super::model::Files<'a>,
+    pub files: Files<'a>,
 }
 
 impl<'a> Connections<'a> {
     pub fn iter(&self) -> impl Iterator<Item = ConnectionRow<'a>> + '_ {
         let files = self.files;
-        self.table.connections().map(move |conn| {
+        Connection::all(self.table).map(move |conn| {
             let file_names = files
                 .name(conn.first().file)
                 .zip(files.name(conn.last().file));
@@ -362,11 +428,40 @@ impl<'a> Connections<'a> {
 
 impl Serialize for Connections<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut seq = serializer.serialize_seq(None)?;
-        for row in self.iter() {
-            seq.serialize_element(&row)?;
-        }
-        seq.end()
+        serialize_rows(serializer, None, self.iter())
     }
+}
+
+/// Merges the two ends' histories into the connection's string: upper case for events of
+/// A's requests (arriving at B's end) and of B's answers to them (arriving at A's end).
+fn render_history(a_end: &History, b_end: Option<&History>) -> String {
+    let mut all: Vec<(u64, HistoryEvent, bool)> = Vec::with_capacity(2 * EVENTS);
+    for (clock, event, into) in a_end.events() {
+        // At A's end, "into" events belong to B's direction.
+        all.push((clock, event, !into));
+    }
+    if let Some(b) = b_end {
+        all.extend(b.events());
+    }
+    all.sort_by_key(|e| e.0);
+    let mut out = String::with_capacity(all.len() + 1);
+    let mut last = 0u8;
+    for (_, event, a_dir) in all {
+        // The handshake and the disconnect belong to both directions: upper case.
+        let both = matches!(event, HistoryEvent::Handshake | HistoryEvent::Disconnect);
+        let shown = if a_dir || both {
+            event.letter().to_ascii_uppercase()
+        } else {
+            event.letter()
+        };
+        if shown != last {
+            out.push(char::from(shown));
+            last = shown;
+        }
+    }
+    let dropped = a_end.dropped + b_end.map_or(0, |b| b.dropped);
+    if dropped > 0 {
+        out.push('+');
+    }
+    out
 }

@@ -1,0 +1,91 @@
+//! Several capture points: their clock offsets, copies and what was lost between them.
+
+use serde::{Serialize, Serializer};
+
+use super::values::Files;
+use crate::analyze::points::Points;
+use crate::analyze::points::skew::{Method, Offset};
+
+/// The capture points, in input order; the first is the reference clock.
+pub struct CapturePoints<'a> {
+    pub skew_bound_ns: u64,
+    pub points: &'a Points,
+    pub offsets: &'a [Offset],
+    pub files: Files<'a>,
+}
+
+#[derive(Serialize)]
+pub struct PointRow<'a> {
+    pub file: &'a str,
+    pub offset_ns: Option<i64>,
+    pub offset_method: &'static str,
+    pub offset_samples: u64,
+    /// Delay from the reference point to this one for packets whose source address sorts
+    /// before their destination's; positive when the reference point is upstream for them.
+    pub forward_delay_ns: Option<i64>,
+    /// Transmissions this point saw first, and copies of ones another point saw first.
+    pub first_seen: u64,
+    pub copies: u64,
+    /// With `--order`: transmissions points on both sides of this one saw and it missed.
+    pub missed_by_capture: u64,
+}
+
+#[derive(Serialize)]
+pub struct LostRow<'a> {
+    pub seen_at: &'a str,
+    pub missing_at: &'a str,
+    pub packets: u64,
+}
+
+impl<'a> CapturePoints<'a> {
+    pub fn rows(&self) -> Vec<PointRow<'a>> {
+        let points = self.points;
+        (0..points.count())
+            .map(|i| {
+                let offset = self.offsets.get(i);
+                let known = offset.is_some_and(|o| o.method != Method::Unknown);
+                PointRow {
+                    file: self.files.0.get(i).map_or("", |s| s.as_str()),
+                    offset_ns: offset.filter(|_| known).map(|o| o.offset_ns),
+                    offset_method: offset.map_or("unknown", |o| o.method.name()),
+                    offset_samples: offset.map_or(0, |o| o.samples),
+                    forward_delay_ns: offset.and_then(|o| o.forward_delay_ns),
+                    first_seen: points.first_seen.get(i).copied().unwrap_or(0),
+                    copies: points.copies.get(i).copied().unwrap_or(0),
+                    missed_by_capture: points.missed_by_capture.get(i).copied().unwrap_or(0),
+                }
+            })
+            .collect()
+    }
+
+    pub fn lost(&self) -> Vec<LostRow<'a>> {
+        let name = |i: u16| self.files.0.get(usize::from(i)).map_or("", |s| s.as_str());
+        let mut rows: Vec<_> = self.points.lost_between.iter().collect();
+        rows.sort();
+        rows.into_iter()
+            .map(|(pair, &packets)| LostRow {
+                seen_at: name(pair.from),
+                missing_at: name(pair.to),
+                packets,
+            })
+            .collect()
+    }
+}
+
+impl Serialize for CapturePoints<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(4))?;
+        map.serialize_entry("skew_bound_ns", &self.skew_bound_ns)?;
+        let order: Option<Vec<&str>> = self.points.order().map(|order| {
+            order
+                .iter()
+                .map(|&i| self.files.0.get(i).map_or("", |s| s.as_str()))
+                .collect()
+        });
+        map.serialize_entry("order", &order)?;
+        map.serialize_entry("points", &self.rows())?;
+        map.serialize_entry("lost_between", &self.lost())?;
+        map.end()
+    }
+}

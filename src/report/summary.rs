@@ -1,0 +1,65 @@
+//! The report's summary: what was read, the counts by kind, and the tables' sizes.
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+use super::values::Seconds;
+use crate::analyze::{AnomalyKind, AnomalySink, KindCounts};
+use crate::dissect::Kind;
+
+#[derive(Serialize)]
+pub struct CaptureSummary<'a> {
+    pub files: &'a [String],
+    /// Records read, before filtering.
+    pub packets: u64,
+    /// Records that passed the filter and were analyzed.
+    pub analyzed: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_ts: Option<Seconds>,
+    /// Every time in seconds has its twin in integer nanoseconds, which a reader that
+    /// parses numbers as doubles cannot round.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_ts_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_ts: Option<Seconds>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_ts_ns: Option<u64>,
+    pub truncated: bool,
+}
+
+#[derive(Serialize)]
+pub struct ConnectionTableSummary {
+    pub evicted_ends: u64,
+    pub bytes_per_connection: u64,
+}
+
+#[derive(Serialize)]
+pub struct FlowTableSummary {
+    pub flows: u64,
+    pub max_flows: u64,
+    pub evicted: u64,
+    pub bytes_per_flow: u64,
+}
+
+pub(super) fn kind_counts<S: Serializer>(
+    counts: &&KindCounts,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(Kind::ALL.len() + 1))?;
+    for kind in Kind::ALL {
+        map.serialize_entry(kind.name(), &counts.get(kind))?;
+    }
+    map.serialize_entry("cnp", &counts.cnp)?;
+    map.end()
+}
+
+pub(super) fn anomaly_counts<S: Serializer>(
+    sink: &&AnomalySink,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(AnomalyKind::ALL.len()))?;
+    for kind in AnomalyKind::ALL {
+        map.serialize_entry(kind.name(), &sink.count(kind))?;
+    }
+    map.end()
+}
