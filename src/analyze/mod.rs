@@ -6,6 +6,7 @@ pub mod connections;
 pub mod crc_lanes;
 pub mod flows;
 pub mod halve;
+pub mod hosts;
 pub mod model;
 pub mod pause_lanes;
 pub mod pfc;
@@ -198,10 +199,10 @@ pub struct Endpoints {
 }
 
 impl Endpoints {
-    fn of(pkt: &Packet<'_>) -> Endpoints {
+    fn of(pkt: &Packet<'_>, hosts: &hosts::Hosts) -> Endpoints {
         Endpoints {
-            src: pkt.src_addr(),
-            dst: pkt.dst_addr(),
+            src: pkt.src_addr().map(|a| hosts.host(a)),
+            dst: pkt.dst_addr().map(|a| hosts.host(a)),
             dest_qp: pkt.bth.map(|b| b.dest_qp()),
             src_mac: pkt.eth.map(|e| e.src()),
             dst_mac: pkt.eth.map(|e| e.dst()),
@@ -314,6 +315,8 @@ pub struct Analyzer {
     offsets_ns: Vec<i64>,
     /// With `graphs`: the CRC failures over time, by source.
     pub crc_lanes: Option<crc_lanes::CrcLanes>,
+    /// Which link-local GIDs are IPv4 hosts, from the RoCE v2 traffic of their MACs.
+    pub hosts: hosts::Hosts,
 }
 
 impl Analyzer {
@@ -361,6 +364,7 @@ impl Analyzer {
             points,
             offsets: Vec::new(),
             offsets_ns: Vec::new(),
+            hosts: hosts::Hosts::default(),
         }
     }
 
@@ -388,14 +392,14 @@ impl Analyzer {
         if let Some(check) = pkt.icrc.filter(|c| c.status == CrcStatus::Bad) {
             self.anomalies.push(Anomaly {
                 at,
-                what: What::IcrcBad(check, Endpoints::of(pkt)),
+                what: What::IcrcBad(check, Endpoints::of(pkt, &self.hosts)),
             });
             self.crc_lane(pkt, at, crc_lanes::Check::Icrc);
         }
         if let Some(check) = pkt.vcrc.filter(|c| c.status == CrcStatus::Bad) {
             self.anomalies.push(Anomaly {
                 at,
-                what: What::VcrcBad(check, Endpoints::of(pkt)),
+                what: What::VcrcBad(check, Endpoints::of(pkt, &self.hosts)),
             });
             self.crc_lane(pkt, at, crc_lanes::Check::Vcrc);
         }
@@ -405,7 +409,7 @@ impl Analyzer {
                 what: What::Malformed(err),
             });
         }
-        let key = FlowKey::of(pkt);
+        let key = FlowKey::of(pkt).map(|key| self.hosts.key(pkt, key));
         if let (Some(points), Some(key), Some(bth)) = (&mut self.points, key, pkt.bth)
             && points.observe(&key, bth.psn(), bth.opcode(), at, &mut self.anomalies)
                 == points::Observation::Copy
@@ -468,7 +472,7 @@ impl Analyzer {
                 check,
                 count: 1,
             };
-            lanes.push(pkt.src_addr(), bad);
+            lanes.push(pkt.src_addr().map(|a| self.hosts.host(a)), bad);
         }
     }
 

@@ -8,6 +8,7 @@ use anyhow::Context;
 
 use crate::analyze::connections::{ConnectionTable, Selection};
 use crate::analyze::flows::{FlowKey, FrameRef};
+use crate::analyze::hosts::Hosts;
 use crate::analyze::model::Report;
 use crate::analyze::points::Identity;
 use crate::analyze::points::skew::{Offset, SkewEstimator};
@@ -217,6 +218,7 @@ fn select_connection(
     qp: u32,
 ) -> anyhow::Result<Selection> {
     let mut table = ConnectionTable::new(args.analysis.max_flows, args.analysis.pmtu);
+    let mut hosts = Hosts::default();
     for_each_packet_with(
         paths,
         &args.input,
@@ -224,12 +226,13 @@ fn select_connection(
         &PacketFilter::default(),
         |file, pkt| {
             if let Some(key) = FlowKey::of(pkt) {
+                let key = hosts.key(pkt, key);
                 table.observe(pkt, &key, FrameRef::of(file, pkt));
             }
             Ok(ControlFlow::Continue(()))
         },
     )?;
-    Ok(Selection::of(&table, qp))
+    Ok(Selection::of(&table, qp).with_hosts(hosts))
 }
 
 /// Each capture point's clock offset from the first input's, from the packets that two
