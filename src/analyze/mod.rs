@@ -47,6 +47,8 @@ pub struct AnalyzeConfig {
     /// Record what the HTML report draws: time-sequence points, rates, pause intervals and
     /// CRC failures over time. Off, the analysis does none of that work.
     pub graphs: bool,
+    /// `--qp`: the QPN whose connections alone were analysed, of all the capture holds.
+    pub qp: Option<u32>,
 }
 
 impl Default for AnalyzeConfig {
@@ -64,6 +66,7 @@ impl Default for AnalyzeConfig {
             interval_ns: None,
             max_buckets: 1000,
             graphs: false,
+            qp: None,
         }
     }
 }

@@ -92,6 +92,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX).max(1)),
         max_buckets: args.max_buckets,
         graphs: args.html.is_some(),
+        qp: args.input.qp.map(|q| u32::try_from(q).unwrap_or(u32::MAX)),
         ..super::analysis_config(&args.analysis)
     };
     let mut analyzer = Analyzer::new(config);
