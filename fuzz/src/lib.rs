@@ -152,6 +152,8 @@ pub fn analyze_capture(data: &[u8]) {
         max_buckets: 1 + (n % 5) as u32,
         // What the HTML report draws is recorded on bad input too.
         graphs: n / 7 % 2 == 1,
+        // `--qp` names the QPN in the text header.
+        qp: (n / 11 % 2 == 1).then_some(n as u32 & 0xff_ffff),
     };
     let mut analyzer = Analyzer::new(config);
     let opts = DecodeOptions::default();

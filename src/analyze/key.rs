@@ -46,12 +46,13 @@ impl std::hash::Hash for FlowKey {
 }
 
 impl FlowKey {
-    /// The flow a packet belongs to: every packet with a BTH and addresses has one.
+    /// The flow a packet belongs to: every packet with a BTH and addresses has one. Its
+    /// addresses are hosts: an IPv4-mapped GID is the IPv4 address ([`super::hosts`]).
     pub fn of(pkt: &Packet<'_>) -> Option<FlowKey> {
         let bth = pkt.bth?;
         Some(FlowKey {
-            src: pkt.src_addr()?,
-            dst: pkt.dst_addr()?,
+            src: super::hosts::host(pkt.src_addr()?),
+            dst: super::hosts::host(pkt.dst_addr()?),
             dest_qp: bth.dest_qp(),
             role: opcode::info(bth.opcode()).role,
         })

@@ -6,6 +6,7 @@ pub mod connections;
 pub mod crc_lanes;
 pub mod flows;
 pub mod halve;
+pub mod hosts;
 pub mod key;
 pub mod pause_lanes;
 pub mod pfc;
@@ -47,6 +48,8 @@ pub struct AnalyzeConfig {
     /// Record what the HTML report draws: time-sequence points, rates, pause intervals and
     /// CRC failures over time. Off, the analysis does none of that work.
     pub graphs: bool,
+    /// `--qp`: the QPN whose connections alone were analysed, of all the capture holds.
+    pub qp: Option<u32>,
 }
 
 impl Default for AnalyzeConfig {
@@ -64,6 +67,7 @@ impl Default for AnalyzeConfig {
             interval_ns: None,
             max_buckets: 1000,
             graphs: false,
+            qp: None,
         }
     }
 }
@@ -199,10 +203,10 @@ pub struct Endpoints {
 }
 
 impl Endpoints {
-    fn of(pkt: &Packet<'_>) -> Endpoints {
+    fn of(pkt: &Packet<'_>, hosts: &hosts::Hosts) -> Endpoints {
         Endpoints {
-            src: pkt.src_addr(),
-            dst: pkt.dst_addr(),
+            src: pkt.src_addr().map(|a| hosts.host(a)),
+            dst: pkt.dst_addr().map(|a| hosts.host(a)),
             dest_qp: pkt.bth.map(|b| b.dest_qp()),
             src_mac: pkt.eth.map(|e| e.src()),
             dst_mac: pkt.eth.map(|e| e.dst()),
@@ -315,6 +319,8 @@ pub struct Analyzer {
     offsets_ns: Vec<i64>,
     /// With `graphs`: the CRC failures over time, by source.
     pub crc_lanes: Option<crc_lanes::CrcLanes>,
+    /// Which link-local GIDs are IPv4 hosts, from the RoCE v2 traffic of their MACs.
+    pub hosts: hosts::Hosts,
 }
 
 impl Analyzer {
@@ -362,6 +368,7 @@ impl Analyzer {
             points,
             offsets: Vec::new(),
             offsets_ns: Vec::new(),
+            hosts: hosts::Hosts::default(),
         }
     }
 
@@ -389,14 +396,14 @@ impl Analyzer {
         if let Some(check) = pkt.icrc.filter(|c| c.status == CrcStatus::Bad) {
             self.anomalies.push(Anomaly {
                 at,
-                detail: AnomalyDetail::IcrcBad(check, Endpoints::of(pkt)),
+                detail: AnomalyDetail::IcrcBad(check, Endpoints::of(pkt, &self.hosts)),
             });
             self.crc_lane(pkt, at, crc_lanes::Check::Icrc);
         }
         if let Some(check) = pkt.vcrc.filter(|c| c.status == CrcStatus::Bad) {
             self.anomalies.push(Anomaly {
                 at,
-                detail: AnomalyDetail::VcrcBad(check, Endpoints::of(pkt)),
+                detail: AnomalyDetail::VcrcBad(check, Endpoints::of(pkt, &self.hosts)),
             });
             self.crc_lane(pkt, at, crc_lanes::Check::Vcrc);
         }
@@ -406,7 +413,7 @@ impl Analyzer {
                 detail: AnomalyDetail::Malformed(err),
             });
         }
-        let key = FlowKey::of(pkt);
+        let key = FlowKey::of(pkt).map(|key| self.hosts.key(pkt, key));
         if let (Some(points), Some(key), Some(bth)) = (&mut self.points, key, pkt.bth)
             && points.observe(&key, bth.psn(), bth.opcode(), at, &mut self.anomalies)
                 == points::Observation::Copy
@@ -469,7 +476,7 @@ impl Analyzer {
                 check,
                 count: 1,
             };
-            lanes.push(pkt.src_addr(), bad);
+            lanes.push(pkt.src_addr().map(|a| self.hosts.host(a)), bad);
         }
     }
 

@@ -119,6 +119,17 @@ pub struct PfcTracker {
     pub lanes: Option<PauseLanes>,
 }
 
+/// Who sent a pause frame: the Ethernet source, which inside an ERSPAN, GRE or VXLAN mirror
+/// is the mirrored frame's; a Linux cooked capture (`tcpdump -i any`) keeps no Ethernet
+/// header, only the sender's address in its own.
+fn sender(pkt: &Packet<'_>) -> Option<Mac> {
+    match (pkt.eth, pkt.sll) {
+        (Some(eth), _) => Some(eth.src()),
+        (None, Some(sll)) => sll.sender,
+        (None, None) => None,
+    }
+}
+
 impl PfcTracker {
     pub fn new(link_speed_bps: u64, storm_threshold_ns: u64, max_senders: usize) -> Self {
         PfcTracker {
@@ -142,7 +153,7 @@ impl PfcTracker {
     }
 
     pub fn observe(&mut self, pkt: &Packet<'_>, at: FrameRef, anomalies: &mut AnomalySink) {
-        let Some(src) = pkt.eth.map(|e| e.src()) else {
+        let Some(src) = sender(pkt) else {
             return;
         };
         if let Some(pfc) = pkt.pfc {

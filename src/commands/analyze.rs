@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::analyze::connections::{ConnectionTable, Selection};
+use crate::analyze::hosts::Hosts;
 use crate::analyze::key::{FlowKey, FrameRef};
 use crate::analyze::points::Identity;
 use crate::analyze::points::skew::{Offset, SkewEstimator};
@@ -91,6 +92,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX).max(1)),
         max_buckets: args.max_buckets,
         graphs: args.html.is_some(),
+        qp: args.input.qp.map(|q| u32::try_from(q).unwrap_or(u32::MAX)),
         ..super::analysis_config(&args.analysis)
     };
     let mut analyzer = Analyzer::new(config);
@@ -217,6 +219,7 @@ fn select_connection(
     qp: u32,
 ) -> anyhow::Result<Selection> {
     let mut table = ConnectionTable::new(args.analysis.max_flows, args.analysis.pmtu);
+    let mut hosts = Hosts::default();
     for_each_packet_with(
         paths,
         &args.input,
@@ -224,12 +227,13 @@ fn select_connection(
         &PacketFilter::default(),
         |file, pkt| {
             if let Some(key) = FlowKey::of(pkt) {
+                let key = hosts.key(pkt, key);
                 table.observe(pkt, &key, FrameRef::of(file, pkt));
             }
             Ok(ControlFlow::Continue(()))
         },
     )?;
-    Ok(Selection::of(&table, qp))
+    Ok(Selection::of(&table, qp).with_hosts(hosts))
 }
 
 /// Each capture point's clock offset from the first input's, from the packets that two

@@ -6,7 +6,7 @@ use super::parse::{array, header, run};
 use super::state::IpoibQps;
 use super::{DecodeOptions, Erf, Kind, Packet, Sll, infiniband, ip, malformed, upper};
 use crate::wire::Layer;
-use crate::wire::ethernet::{EthernetHeader, VlanTag, ethertype};
+use crate::wire::ethernet::{EthernetHeader, Mac, VlanTag, ethertype};
 use crate::wire::mac_control::{MacControlOpcode, OPCODE_PAUSE, OPCODE_PFC, Pause, Pfc};
 
 /// More stacked tags than any real network uses; beyond it the frame is called malformed.
@@ -181,6 +181,7 @@ pub fn sll<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) -> 
         packet_type: u16::from_be_bytes([h[0], h[1]]),
         hatype: u16::from_be_bytes([h[2], h[3]]),
         protocol,
+        sender: cooked_mac(u16::from_be_bytes([h[4], h[5]]), &h[6..14]),
     });
     after_ethertype(pkt, rest, protocol, opts)
 }
@@ -194,6 +195,13 @@ pub fn sll2<'a>(pkt: &mut Packet<'a>, bytes: Bytes<'a>, opts: &DecodeOptions) ->
         packet_type: u16::from(h[10]),
         hatype: u16::from_be_bytes([h[8], h[9]]),
         protocol,
+        sender: cooked_mac(u16::from(h[11]), &h[12..20]),
     });
     after_ethertype(pkt, rest, protocol, opts)
+}
+
+/// A cooked header's 8-byte address field holds a MAC only when its length says 6: other
+/// link types (InfiniBand's 20-byte hardware address, none on loopback) are cut or absent.
+fn cooked_mac(len: u16, field: &[u8]) -> Option<Mac> {
+    (len == 6).then(|| Mac([field[0], field[1], field[2], field[3], field[4], field[5]]))
 }

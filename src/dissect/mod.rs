@@ -35,7 +35,7 @@ use crate::wire::atomic_ack_eth::AtomicAckEth;
 use crate::wire::atomic_eth::AtomicEth;
 use crate::wire::bth::Bth;
 use crate::wire::deth::Deth;
-use crate::wire::ethernet::{EthernetHeader, VlanTag};
+use crate::wire::ethernet::{EthernetHeader, Mac, VlanTag};
 use crate::wire::grh::Grh;
 use crate::wire::icmp::IcmpHeader;
 use crate::wire::ieth::Ieth;
@@ -173,6 +173,9 @@ pub struct Sll {
     pub packet_type: u16,
     pub hatype: u16,
     pub protocol: u16,
+    /// The link-layer address, when it is a MAC (6 bytes long): the sender's, as the
+    /// cooked header keeps no destination. What PFC and PAUSE frames name their sender by.
+    pub sender: Option<Mac>,
 }
 
 /// ERF record header fields worth showing.

@@ -118,10 +118,17 @@ fn summary(out: &mut String, a: &Report<'_>) {
         }
         _ => (String::new(), String::new()),
     };
+    // With --qp, the capture's own total alone would read as the connection's.
+    let packets = match a.config.qp {
+        Some(qp) => format!(
+            "{} packets analysed (--qp {qp:#x}), {} in the capture",
+            capture.analyzed, capture.packets
+        ),
+        None => format!("{} packets", capture.packets),
+    };
     let _ = writeln!(
         out,
-        "  {} packets{span}{}",
-        capture.packets,
+        "  {packets}{span}{}",
         if capture.truncated {
             ", capture cut short"
         } else {

@@ -3,6 +3,7 @@
 mod harness;
 mod layers;
 
+mod capture_truth_hosts;
 mod cli;
 mod connections;
 mod expected_fixtures;

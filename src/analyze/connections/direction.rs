@@ -26,6 +26,9 @@ pub const OPS: [&str; 9] = [
     "other",
 ];
 
+/// Set in [`Requests`]' `last_counted` above the 24-bit PSN once a message was counted.
+const COUNTED: u32 = 1 << 24;
+
 /// NAK codes as `naks` names them.
 pub const NAK_CODES: [&str; 6] = [
     "psn_sequence_error",
@@ -63,6 +66,13 @@ pub struct Requests {
     pub messages: [u32; OPS.len()],
     pub message_bytes: Sketch,
     message_so_far: u64,
+    /// The highest PSN at which a message was counted (its FIRST, LAST or ONLY), with
+    /// [`COUNTED`] set once one was: a packet at or below it is a retransmission of a
+    /// message already counted. Not an `Option`, which would cost every end 8 bytes.
+    last_counted: u32,
+    /// The message counted at its FIRST whose end has not been seen yet: its place in
+    /// `messages`, which its end corrects.
+    open_message: Option<u8>,
     pub first_ts: Option<u64>,
     pub last_ts: Option<u64>,
     pub active_ns: u64,
@@ -288,6 +298,7 @@ impl Requests {
                 self.mark_retransmitted(p);
             }
         }
+        self.count_message(r);
         self.seq.previous = p;
         self.seq.previous_at = r.at;
         if starts_message(r.opcode) {
@@ -312,9 +323,34 @@ impl Requests {
         verdict
     }
 
+    /// Counts a message the first time the capture shows its FIRST or its end, whatever
+    /// the packet's verdict, so that a message whose FIRST the capture saw only as a
+    /// retransmission, or missed, is still one message. Its kind is the end's: only the
+    /// LAST or ONLY packet says whether the sender posted it with an immediate or an
+    /// invalidate. A message whose end the capture missed keeps its FIRST's kind.
+    fn count_message(&mut self, r: RequestInfo) {
+        let (starts, ends) = (starts_message(r.opcode), ends_message(r.opcode));
+        let counted = self.last_counted;
+        if !(starts || ends) || (counted & COUNTED != 0 && psn::diff(r.psn, counted) <= 0) {
+            return;
+        }
+        self.last_counted = COUNTED | r.psn;
+        let kind = op_index(r.opcode);
+        self.messages[kind] += 1;
+        match (starts, ends) {
+            (true, false) => self.open_message = Some(kind as u8),
+            (false, true) => {
+                // The end of the message counted at its FIRST, if it was.
+                if let Some(first) = self.open_message.take() {
+                    self.messages[usize::from(first)] -= 1;
+                }
+            }
+            _ => self.open_message = None,
+        }
+    }
+
     fn book_message(&mut self, r: RequestInfo) {
         if starts_message(r.opcode) {
-            self.messages[op_index(r.opcode)] += 1;
             self.message_so_far = 0;
         }
         self.message_so_far += u64::from(r.fetch_len.unwrap_or(r.payload));

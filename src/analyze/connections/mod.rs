@@ -290,7 +290,7 @@ impl ConnectionTable {
         // CNPs name the QP they slow down, whatever its transport.
         if !opcode::is_connected(bth.opcode()) && role != Role::Cnp {
             if pkt.mad.is_some() {
-                self.cm(pkt, at);
+                self.cm(pkt, flow, at);
             }
             return None;
         }
@@ -577,13 +577,12 @@ impl ConnectionTable {
         end.history.push(HistoryEvent::Cnp, false, clock_of(at));
     }
 
-    fn cm(&mut self, pkt: &Packet<'_>, at: FrameRef) {
+    fn cm(&mut self, pkt: &Packet<'_>, flow: &FlowKey, at: FrameRef) {
         let Some(cm) = pkt.mad.and_then(|m| m.cm()) else {
             return;
         };
-        let (Some(src), Some(dst)) = (pkt.src_addr(), pkt.dst_addr()) else {
-            return;
-        };
+        // The flow's addresses are hosts, as the ends' keys are.
+        let (src, dst) = (flow.src, flow.dst);
         match cm.msg() {
             CmMsg::Req => {
                 let (Some(lcid), Some(qpn), Some(start)) =

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 
 use super::ConnectionTable;
+use crate::analyze::hosts::{self, Hosts};
 use crate::dissect::{Address, Packet};
 use crate::wire::mad::cm::CmMsg;
 
@@ -15,6 +16,9 @@ pub struct Selection {
     /// (address, QPN) of every end of the selected connections.
     ends: Set<(Address, u32)>,
     qpns: Set<u32>,
+    /// What the pass that paired the ends learnt of hosts: a link-local GID it keyed as an
+    /// IPv4 host from some point on must be admitted under either name.
+    hosts: Hosts,
 }
 
 impl Selection {
@@ -33,6 +37,12 @@ impl Selection {
         selection
     }
 
+    /// The hosts the pass that filled the table learnt, to admit packets by.
+    pub fn with_hosts(mut self, hosts: Hosts) -> Self {
+        self.hosts = hosts;
+        self
+    }
+
     /// Whether a packet belongs to a selected connection: sent to one of its ends, or a CM
     /// message that sets one up or tears one down.
     pub fn admits(&self, pkt: &Packet<'_>) -> bool {
@@ -45,8 +55,11 @@ impl Selection {
         }
         match (pkt.dst_addr(), pkt.bth) {
             (Some(dst), Some(bth)) if pkt.mad.is_none() => {
-                self.ends.contains(&(dst, bth.dest_qp()))
-                    || (self.ends.is_empty() && bth.dest_qp() == self.only_qpn())
+                let qpn = bth.dest_qp();
+                let (named, learnt) = (hosts::host(dst), self.hosts.host(dst));
+                self.ends.contains(&(named, qpn))
+                    || (learnt != named && self.ends.contains(&(learnt, qpn)))
+                    || (self.ends.is_empty() && qpn == self.only_qpn())
             }
             _ => false,
         }
