@@ -346,13 +346,15 @@ fn every_shared_field_matches_tshark_on_every_capture() {
     }
     let mut mismatches = Vec::new();
     let captures = captures();
-    let real = 3 * usize::from(crate::harness::real_captures_dir().is_some());
-    assert!(captures.len() >= 27 + real, "{captures:?}");
+    // Floors a little under what the fixtures give, and the real captures when they are there.
+    let real = crate::harness::real_captures_dir().is_some();
+    assert!(captures.len() >= if real { 30 } else { 27 }, "{captures:?}");
     let mut compared = 0;
     for path in &captures {
         compare_capture(path, &mut mismatches, &mut compared);
     }
-    assert!(compared > 5000, "only {compared} values compared");
+    let floor = if real { 5000 } else { 3400 };
+    assert!(compared > floor, "only {compared} values compared");
     let unexplained: Vec<&String> = mismatches.iter().filter(|m| !known(m)).collect();
     assert!(
         unexplained.is_empty(),
