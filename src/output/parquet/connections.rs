@@ -3,6 +3,7 @@
 
 use crate::analyze::connections::{NAK_CODES, OPS};
 use crate::analyze::key::Transport;
+use crate::dissect::Address;
 use crate::report::connections::{ConnectionRow, Direction, Summary};
 use crate::report::flows::FlowRow;
 
@@ -76,6 +77,28 @@ impl<'a> ConnectionRecord<'a> {
             } => Some((connection, direction, *from_a)),
             ConnectionRecord::Flow { .. } => None,
         }
+    }
+
+    /// The end whose requests the direction counts: its address and QPN.
+    fn requester(&self) -> Option<(Address, Option<u32>)> {
+        let (c, _, from_a) = self.direction()?;
+        let conn = &c.conn;
+        Some(if from_a {
+            (conn.a_addr, conn.a_qpn)
+        } else {
+            (conn.b_addr, conn.b_qpn)
+        })
+    }
+
+    /// The end that answers them.
+    fn responder(&self) -> Option<(Address, Option<u32>)> {
+        let (c, _, from_a) = self.direction()?;
+        let conn = &c.conn;
+        Some(if from_a {
+            (conn.b_addr, conn.b_qpn)
+        } else {
+            (conn.a_addr, conn.a_qpn)
+        })
     }
 
     fn flow(&self) -> Option<&FlowRow<'a>> {
@@ -201,13 +224,7 @@ pub fn connection_schema<'a>() -> RowSchema<ConnectionRecord<'a>> {
             "src",
             "the requester's address: A's for a_to_b (GID or IP)",
             |r: &ConnectionRecord<'_>| match r {
-                ConnectionRecord::Direction {
-                    connection, from_a, ..
-                } => Some(if *from_a {
-                    connection.conn.a_addr
-                } else {
-                    connection.conn.b_addr
-                }),
+                ConnectionRecord::Direction { .. } => r.requester().map(|(addr, _)| addr),
                 ConnectionRecord::Flow { flow, .. } => Some(flow.key.src),
             },
         ),
@@ -215,40 +232,20 @@ pub fn connection_schema<'a>() -> RowSchema<ConnectionRecord<'a>> {
             "dst",
             "the responder's address",
             |r: &ConnectionRecord<'_>| match r {
-                ConnectionRecord::Direction {
-                    connection, from_a, ..
-                } => Some(if *from_a {
-                    connection.conn.b_addr
-                } else {
-                    connection.conn.a_addr
-                }),
+                ConnectionRecord::Direction { .. } => r.responder().map(|(addr, _)| addr),
                 ConnectionRecord::Flow { flow, .. } => Some(flow.key.dst),
             },
         ),
         int(
             "src_qpn",
             "the requester's QPN, when known",
-            |r: &ConnectionRecord<'_>| {
-                r.direction().and_then(
-                    |(c, _, from_a)| {
-                        if from_a { c.conn.a_qpn } else { c.conn.b_qpn }
-                    },
-                )
-            },
+            |r: &ConnectionRecord<'_>| r.requester().and_then(|(_, qpn)| qpn),
         ),
         int(
             "dest_qp",
             "the responder's QPN: the requests' BTH destination QP",
             |r: &ConnectionRecord<'_>| match r {
-                ConnectionRecord::Direction {
-                    connection, from_a, ..
-                } => {
-                    if *from_a {
-                        connection.conn.b_qpn
-                    } else {
-                        connection.conn.a_qpn
-                    }
-                }
+                ConnectionRecord::Direction { .. } => r.responder().and_then(|(_, qpn)| qpn),
                 ConnectionRecord::Flow { flow, .. } => Some(flow.key.dest_qp),
             },
         ),
