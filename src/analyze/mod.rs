@@ -2,6 +2,7 @@
 //! finds PSN gaps, go-back-N episodes, NAKs, congestion marks, CRC failures, PFC storms
 //! and pause cascades.
 
+pub mod capture_loss;
 pub mod connections;
 pub mod crc_lanes;
 pub mod flows;
@@ -314,6 +315,9 @@ pub struct Analyzer {
     offsets_ns: Vec<i64>,
     /// With `graphs`: the CRC failures over time, by source.
     pub crc_lanes: Option<crc_lanes::CrcLanes>,
+    /// Runs of PSNs the capture missed, the first `max_anomalies` of them; all are counted.
+    pub capture_missed: Vec<capture_loss::MissedRun>,
+    pub capture_missed_runs: u64,
 }
 
 impl Analyzer {
@@ -361,6 +365,8 @@ impl Analyzer {
             points,
             offsets: Vec::new(),
             offsets_ns: Vec::new(),
+            capture_missed: Vec::new(),
+            capture_missed_runs: 0,
         }
     }
 
@@ -454,9 +460,41 @@ impl Analyzer {
                 }
                 None => self.flows.observe(pkt, key, at, &mut self.anomalies),
             }
+            if !self.connections.decided.is_empty() {
+                self.report_decided();
+            }
         }
         if pkt.pfc.is_some() || pkt.pause.is_some() {
             self.pfc.observe(pkt, at, &mut self.anomalies);
+        }
+    }
+
+    /// Reports the gaps found lost and records the runs the capture missed.
+    #[inline(never)]
+    fn report_decided(&mut self) {
+        for (flow, hint, decided) in self.connections.decided.drain(..) {
+            match decided {
+                capture_loss::Decided::Lost(run) => {
+                    self.flows.gap_lost(flow, hint, &run, &mut self.anomalies);
+                }
+                capture_loss::Decided::Missed {
+                    first,
+                    count,
+                    at,
+                    what,
+                } => {
+                    self.capture_missed_runs += 1;
+                    if self.capture_missed.len() < self.config.max_anomalies {
+                        self.capture_missed.push(capture_loss::MissedRun {
+                            flow,
+                            first,
+                            count,
+                            at,
+                            what,
+                        });
+                    }
+                }
+            }
         }
     }
 
@@ -478,6 +516,7 @@ impl Analyzer {
             points.finish(&mut self.anomalies);
         }
         self.flows.finish();
+        self.connections.finish();
         self.pfc.finish(&mut self.anomalies);
         self.anomalies
             .kept

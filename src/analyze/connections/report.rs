@@ -268,6 +268,7 @@ impl Serialize for Direction<'_> {
         map.serialize_entry("cnps", &r.cnps)?;
         map.serialize_entry("cnp_interval_ns", &summary(&r.cnp_interval, MIN_P50))?;
         map.serialize_entry("ce_to_cnp_ns", &summary(&r.ce_to_cnp, MIN_P50_MAX))?;
+        map.serialize_entry("capture_loss", &q.capture.counts)?;
         if let Some(timeline) = q.timeline() {
             map.serialize_entry("timeline", timeline)?;
         }
