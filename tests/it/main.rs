@@ -3,6 +3,7 @@
 mod harness;
 mod layers;
 
+mod capture_loss;
 mod cli;
 mod connections;
 mod expected_fixtures;
