@@ -1116,3 +1116,31 @@ mod tests {
         assert_eq!(json, "1700000000.123456789");
     }
 }
+
+/// A run of PSNs the capture missed, as the export's `events` lists it: `kind`
+/// `capture_missed`, the frame that showed it, the flow, the first PSN and how many.
+#[derive(Serialize)]
+pub struct MissedRunRow<'a> {
+    pub kind: &'static str,
+    #[serde(flatten)]
+    pub at: At<'a>,
+    #[serde(flatten)]
+    pub flow: FlowId<'a>,
+    pub psn: u32,
+    pub missing: u32,
+    /// requests, read_responses or retransmissions.
+    pub missed: &'static str,
+}
+
+impl<'a> MissedRunRow<'a> {
+    pub fn new(run: &'a super::capture_loss::MissedRun, files: Files<'a>) -> Self {
+        MissedRunRow {
+            kind: "capture_missed",
+            at: At::new(run.at, files),
+            flow: FlowId::new(&run.flow),
+            psn: run.first,
+            missing: run.count,
+            missed: run.what.name(),
+        }
+    }
+}

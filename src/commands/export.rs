@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::analyze::Analyzer;
 use crate::analyze::connections::{NAK_CODES, OPS};
-use crate::analyze::model::{AnomalyRow, Files, Report};
+use crate::analyze::model::{AnomalyRow, Files, MissedRunRow, Report};
 use crate::capture::merge::InputReport;
 use crate::cli::{ExportArgs, PartitionArg};
 use crate::filter::PacketFilter;
@@ -254,6 +254,17 @@ impl Events {
                 out.write(&self.table.finish()?, analyzer.first_ts)?;
             }
         }
+        // One row per run of PSNs the capture missed.
+        for run in analyzer.capture_missed.drain(..) {
+            let row = serde_json::to_value(MissedRunRow::new(&run, Files(files)))?;
+            let Value::Object(object) = row else { continue };
+            let mut leaves = vec![("capture".to_string(), Leaf::Scalar(&capture))];
+            rows::flatten(&object, "", &mut leaves);
+            unknown.extend(self.schema.push(&mut self.table, &leaves));
+            if self.table.rows() >= BATCH_ROWS {
+                out.write(&self.table.finish()?, analyzer.first_ts)?;
+            }
+        }
         Ok(())
     }
 }
@@ -312,7 +323,9 @@ fn export_capture(
                 let full = std::mem::replace(&mut pending, Vec::with_capacity(HAND_OVER_BYTES));
                 packet_sink.write(full, analyzer.first_ts)?;
             }
-            if analyzer.anomalies.kept.len() >= BATCH_ROWS {
+            if analyzer.anomalies.kept.len() >= BATCH_ROWS
+                || analyzer.capture_missed.len() >= BATCH_ROWS
+            {
                 events.drain(&mut analyzer, name, &files, &mut event_writer, &mut unknown)?;
             }
             Ok(ControlFlow::Continue(()))

@@ -189,7 +189,8 @@ fn stats(columns: &mut Vec<RowColumn>, name: &str, about: &str, with_p99: bool) 
     }
 }
 
-const CONNECTION_IGNORED: &[&str] = &[];
+/// A ratio is missed / expected, both columns: Parquet rows keep integers.
+const CONNECTION_IGNORED: &[&str] = &["capture_loss_ratio"];
 
 /// The `connections` dataset: one row per connection and direction, and one per UD or RD
 /// flow, which has no connection.
@@ -305,6 +306,20 @@ pub fn connection_schema() -> RowSchema {
     ]);
     stats(&mut c, "cnp_interval_ns", "time between CNPs", false);
     stats(&mut c, "ce_to_cnp_ns", "CE-marked packet to its CNP", false);
+    c.extend([
+        int(
+            "capture_loss_missed",
+            "requests and READ responses the capture missed although the responder acknowledged them",
+        ),
+        int(
+            "capture_loss_expected",
+            "requests and READ responses captured, plus capture_loss_missed",
+        ),
+        int(
+            "capture_loss_unconfirmed",
+            "skipped PSNs neither acknowledged nor repaired",
+        ),
+    ]);
     // Flow rows: the keys of `analyze --json` `flows[]` that a connection row lacks.
     c.extend([
         text("role", "request, response or cnp (flows)"),
@@ -336,7 +351,7 @@ pub fn event_schema() -> RowSchema {
         text("capture", "the capture file's name, without its directory"),
         text(
             "kind",
-            "psn_gap, go_back_n, nak, rnr_nak, icrc_bad, vcrc_bad, pfc_storm, pause_storm, pause_cascade, lost_between, malformed",
+            "psn_gap, go_back_n, nak, rnr_nak, icrc_bad, vcrc_bad, pfc_storm, pause_storm, pause_cascade, lost_between, malformed, capture_missed",
         ),
         int(
             "frame",
@@ -348,9 +363,19 @@ pub fn event_schema() -> RowSchema {
         text("dst", "destination address"),
         int("dest_qp", "BTH destination QP"),
         text("role", "request, response or cnp"),
-        int("psn", "the PSN concerned"),
+        int(
+            "psn",
+            "the PSN concerned (capture_missed: the first missed)",
+        ),
         int("expected_psn", "psn_gap: the PSN expected"),
-        int("missing", "psn_gap: PSNs skipped"),
+        int(
+            "missing",
+            "psn_gap: PSNs skipped; capture_missed: PSNs missed",
+        ),
+        text(
+            "missed",
+            "capture_missed: requests, read_responses or retransmissions",
+        ),
         text("code", "nak: the NAK code"),
         int("from_psn", "go_back_n: PSN before the step back"),
         int("to_psn", "go_back_n: PSN retransmitted from"),
