@@ -93,7 +93,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l link-speed
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l storm-threshold -d 'Continuous pause that makes a PFC storm, e.g. 100ms, 500us, 1s' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l max-flows -d 'Most flows kept at once; beyond it the least recently active flow is evicted' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l max-pfc-senders -d 'Most (sender, priority) PFC states kept at once' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l fail-on -d 'Exit with status 1 if anomalies of these kinds are found (comma-separated)' -r -f -a "psn_gap\t''
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l fail-on -d 'Exit with status 1 if anomalies of these kinds are found (comma-separated), or if the capture missed more than RATIO of the request packets (capture_loss=RATIO)' -r -f -a "psn_gap\t''
 go_back_n\t''
 nak\t''
 rnr_nak\t''
@@ -103,7 +103,8 @@ pfc_storm\t''
 pause_cascade\t''
 malformed\t''
 pause_storm\t''
-lost_between\t''"
+lost_between\t''
+capture_loss=RATIO\t'the capture missed more than RATIO (0.05 or 5%) of the request packets that the responders acknowledged'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l order -d 'The capture points in path order, e.g. host_a.pcap,mirror.pcap,host_b.pcap: a packet a point missed although points on both sides of it saw it was dropped by that point\'s capture, not lost; without it the order is inferred from the times' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l skew-bound -d 'Most that two capture points\' clocks may differ for one packet to be recognised as the same packet at both, e.g. 100ms, 5ms' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l interval -d 'Add to each connection a timeline of payload bytes, packets, retransmissions and CNPs per interval, e.g. 1ms, 100us' -r

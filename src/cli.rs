@@ -283,9 +283,10 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     pub analysis: AnalysisArgs,
 
-    /// Exit with status 1 if anomalies of these kinds are found (comma-separated)
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "KINDS")]
-    pub fail_on: Vec<AnomalyKindArg>,
+    /// Exit with status 1 if anomalies of these kinds are found (comma-separated), or if
+    /// the capture missed more than RATIO of the request packets (capture_loss=RATIO)
+    #[arg(long, value_parser = FailOnParser, value_delimiter = ',', value_name = "KINDS")]
+    pub fail_on: Vec<FailOn>,
 
     /// The files are consecutive pieces of one capture (e.g. tcpdump -C), not separate
     /// capture points of the same traffic
@@ -453,6 +454,82 @@ choice!(
     AnomalyKindArg(AnomalyKind),
     |kind| None
 );
+/// One `--fail-on` condition.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FailOn {
+    Kind(AnomalyKind),
+    /// The capture missed more than this fraction of the request packets.
+    CaptureLoss(f64),
+}
+
+/// `--fail-on`: an anomaly kind, or `capture_loss=RATIO` (a fraction, or a percentage).
+#[derive(Debug, Clone, Copy)]
+pub struct FailOnParser;
+
+impl clap::builder::TypedValueParser for FailOnParser {
+    type Value = FailOn;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<FailOn, clap::Error> {
+        let text = value.to_string_lossy();
+        if let Some(ratio) = text.strip_prefix("capture_loss=") {
+            return parse_ratio(ratio).map(FailOn::CaptureLoss).map_err(|e| {
+                clap::Error::raw(
+                    clap::error::ErrorKind::InvalidValue,
+                    format!("invalid value '{text}' for '--fail-on <KINDS>': {e}\n"),
+                )
+                .with_cmd(cmd)
+            });
+        }
+        let kind = AnomalyKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == text);
+        kind.map(FailOn::Kind).ok_or_else(|| {
+            let names: Vec<&str> = AnomalyKind::ALL.iter().map(|kind| kind.name()).collect();
+            let name = arg.map_or("--fail-on".into(), |a| a.to_string());
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!(
+                    "invalid value '{text}' for '{name}'\n  [possible values: {}, \
+                     capture_loss=RATIO]\n",
+                    names.join(", ")
+                ),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        let kinds = AnomalyKindArg::VARIANTS
+            .into_iter()
+            .filter_map(|kind| kind.to_possible_value());
+        let loss = PossibleValue::new("capture_loss=RATIO").help(
+            "the capture missed more than RATIO (0.05 or 5%) of the request packets that the \
+             responders acknowledged",
+        );
+        Some(Box::new(kinds.chain([loss])))
+    }
+}
+
+/// `0.05` or `5%`: a fraction from 0 to 1.
+fn parse_ratio(s: &str) -> Result<f64, String> {
+    let s = s.trim();
+    let ratio = match s.strip_suffix('%') {
+        Some(pct) => pct.trim().parse::<f64>().map(|p| p / 100.0),
+        None => s.parse::<f64>(),
+    };
+    match ratio {
+        Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
+        _ => Err(format!(
+            "`{s}` is not a ratio: give a fraction from 0 to 1, or a percentage"
+        )),
+    }
+}
+
 choice!(
     /// `--time`: how text output shows timestamps.
     TimeArg(TimeFormat),

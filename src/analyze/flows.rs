@@ -10,6 +10,7 @@ use std::collections::HashMap;
 /// than SipHash on these small keys.
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
+use super::capture_loss::Run;
 use super::key::{
     FlowKey, FrameRef, PmtuSource, SeqDetail, Verdict, is_legal_pmtu, legal_pmtu_at_least,
 };
@@ -355,6 +356,38 @@ impl FlowTable {
         }
     }
 
+    /// A gap of flow `key` that its connection end found repaired: network loss, counted
+    /// and reported now at the frame that showed it.
+    pub fn gap_lost(
+        &mut self,
+        key: FlowKey,
+        hint: FlowHint,
+        run: &Run,
+        anomalies: &mut AnomalySink,
+    ) {
+        let hinted = hint.generation == self.generation && (hint.slot as usize) < self.flows.len();
+        let slot = if hinted {
+            hint.slot as usize
+        } else {
+            let Some(&slot) = self.index.get(&key) else {
+                return;
+            };
+            slot as usize
+        };
+        let (key, flow) = &mut self.flows[slot];
+        flow.psn_gaps += 1;
+        flow.missing_psns += run.missing();
+        anomalies.push(Anomaly {
+            at: run.at,
+            detail: AnomalyDetail::PsnGap {
+                flow: *key,
+                psn: run.psn,
+                expected: run.expected(),
+                missing: u32::try_from(run.missing()).unwrap_or(u32::MAX),
+            },
+        });
+    }
+
     /// Settles the PMTU of READs still counted with an inferred one when the capture ended:
     /// their responses, seen since, may have shown it.
     pub fn finish(&mut self) {
@@ -397,20 +430,8 @@ fn book(
 ) {
     let detail = event.detail;
     match event.verdict {
-        Verdict::New => {}
-        Verdict::Gap => {
-            flow.psn_gaps += 1;
-            flow.missing_psns += detail.missing;
-            anomalies.push(Anomaly {
-                at,
-                detail: AnomalyDetail::PsnGap {
-                    flow: key,
-                    psn: p,
-                    expected: detail.expected,
-                    missing: u32::try_from(detail.missing).unwrap_or(u32::MAX),
-                },
-            });
-        }
+        // A gap is loss only once the sender repairs it: [`FlowTable::gap_lost`].
+        Verdict::New | Verdict::Gap => {}
         Verdict::Retransmitted => flow.retransmitted += 1,
         Verdict::GoBackN | Verdict::GoBack0 => {
             flow.retransmitted += 1;

@@ -2,6 +2,7 @@
 //! finds PSN gaps, go-back-N episodes, NAKs, congestion marks, CRC failures, PFC storms
 //! and pause cascades. What the analysis says is the report layer, built from it at the end.
 
+pub mod capture_loss;
 pub mod connections;
 pub mod crc_lanes;
 pub mod flows;
@@ -321,6 +322,9 @@ pub struct Analyzer {
     pub crc_lanes: Option<crc_lanes::CrcLanes>,
     /// Which link-local GIDs are IPv4 hosts, from the RoCE v2 traffic of their MACs.
     pub hosts: hosts::Hosts,
+    /// Runs of PSNs the capture missed, the first `max_anomalies` of them; all are counted.
+    pub capture_missed: Vec<capture_loss::MissedRun>,
+    pub capture_missed_runs: u64,
 }
 
 impl Analyzer {
@@ -369,6 +373,8 @@ impl Analyzer {
             offsets: Vec::new(),
             offsets_ns: Vec::new(),
             hosts: hosts::Hosts::default(),
+            capture_missed: Vec::new(),
+            capture_missed_runs: 0,
         }
     }
 
@@ -462,9 +468,41 @@ impl Analyzer {
                 }
                 None => self.flows.observe(pkt, key, at, &mut self.anomalies),
             }
+            if !self.connections.decided.is_empty() {
+                self.report_decided();
+            }
         }
         if pkt.pfc.is_some() || pkt.pause.is_some() {
             self.pfc.observe(pkt, at, &mut self.anomalies);
+        }
+    }
+
+    /// Reports the gaps found lost and records the runs the capture missed.
+    #[inline(never)]
+    fn report_decided(&mut self) {
+        for (flow, hint, decided) in self.connections.decided.drain(..) {
+            match decided {
+                capture_loss::Decided::Lost(run) => {
+                    self.flows.gap_lost(flow, hint, &run, &mut self.anomalies);
+                }
+                capture_loss::Decided::Missed {
+                    first,
+                    count,
+                    at,
+                    what,
+                } => {
+                    self.capture_missed_runs += 1;
+                    if self.capture_missed.len() < self.config.max_anomalies {
+                        self.capture_missed.push(capture_loss::MissedRun {
+                            flow,
+                            first,
+                            count,
+                            at,
+                            what,
+                        });
+                    }
+                }
+            }
         }
     }
 
@@ -486,6 +524,7 @@ impl Analyzer {
             points.finish(&mut self.anomalies);
         }
         self.flows.finish();
+        self.connections.finish();
         self.pfc.finish(&mut self.anomalies);
         self.anomalies
             .kept

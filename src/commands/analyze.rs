@@ -12,7 +12,7 @@ use crate::analyze::key::{FlowKey, FrameRef};
 use crate::analyze::points::Identity;
 use crate::analyze::points::skew::{Offset, SkewEstimator};
 use crate::analyze::{AnalyzeConfig, Analyzer};
-use crate::cli::{AnalyzeArgs, ColorChoice};
+use crate::cli::{AnalyzeArgs, ColorChoice, FailOn};
 use crate::filter::PacketFilter;
 use crate::output::{analyze_json, analyze_text as text, html};
 use crate::report::Report;
@@ -136,6 +136,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             conflict.at.frame, conflict.observed
         );
     }
+    warn_of_capture_loss(&analyzer);
 
     let report = Report::new(&analyzer, &input);
     if let Some(path) = &args.html {
@@ -164,15 +165,36 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     if input.failed {
         return Ok(ExitCode::from(super::EXIT_ERROR));
     }
-    let failing = args
-        .fail_on
-        .iter()
-        .any(|kind| analyzer.anomalies.count(kind.0) > 0);
+    let capture_loss = analyzer.connections.capture_loss();
+    let failing = args.fail_on.iter().any(|condition| match *condition {
+        FailOn::Kind(kind) => analyzer.anomalies.count(kind) > 0,
+        FailOn::CaptureLoss(ratio) => capture_loss.ratio() > ratio,
+    });
     Ok(if failing {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Capture loss above this ratio is worth a warning: a few dropped frames are normal.
+const CAPTURE_LOSS_WARNING: f64 = 0.01;
+
+/// One warning when the capture itself dropped packets: its PSN gaps would otherwise send
+/// the reader looking for a network problem.
+fn warn_of_capture_loss(analyzer: &Analyzer) {
+    let loss = analyzer.connections.capture_loss();
+    if loss.ratio() > CAPTURE_LOSS_WARNING {
+        eprintln!(
+            "rdmadump: warning: the capture missed {} of {} request packets ({:.1}%) that the \
+             responders acknowledged: PSN gaps in it may be capture drops, not network loss; \
+             the usual causes are the sniffer's buffer (ibdump, tcpdump -B), a snaplen that cuts \
+             frames, and an oversubscribed mirror port",
+            loss.missed,
+            loss.expected(),
+            loss.ratio() * 100.0
+        );
+    }
 }
 
 /// `--order`: each input once, named as on the command line or by its file name.

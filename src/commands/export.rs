@@ -242,12 +242,24 @@ impl Events {
         out: &mut DatasetWriter,
     ) -> anyhow::Result<()> {
         let anomalies: Vec<_> = analyzer.anomalies.kept.drain(..).collect();
+        let missed: Vec<_> = analyzer.capture_missed.drain(..).collect();
         // After the rows it reads: a schema's columns read rows of one lifetime.
         let schema = event_schema();
         for anomaly in &anomalies {
             let record = EventRecord {
                 capture,
                 anomaly: AnomalyRow::new(anomaly, Files(files)),
+            };
+            schema.push(&mut self.table, &record);
+            if self.table.rows() >= BATCH_ROWS {
+                out.write(&self.table.finish()?, analyzer.first_ts)?;
+            }
+        }
+        // One row per run of PSNs the capture missed.
+        for run in &missed {
+            let record = EventRecord {
+                capture,
+                anomaly: AnomalyRow::capture_missed(run, Files(files)),
             };
             schema.push(&mut self.table, &record);
             if self.table.rows() >= BATCH_ROWS {
@@ -309,7 +321,9 @@ fn export_capture(
                 let full = std::mem::replace(&mut pending, Vec::with_capacity(HAND_OVER_BYTES));
                 packet_sink.write(full, analyzer.first_ts)?;
             }
-            if analyzer.anomalies.kept.len() >= BATCH_ROWS {
+            if analyzer.anomalies.kept.len() >= BATCH_ROWS
+                || analyzer.capture_missed.len() >= BATCH_ROWS
+            {
                 events.drain(&mut analyzer, name, &files, &mut event_writer)?;
             }
             Ok(ControlFlow::Continue(()))

@@ -198,6 +198,7 @@ fn summary(out: &mut String, a: &Report<'_>) {
         }
         out.push('\n');
     }
+    capture_loss(out, a);
     if a.flow_table.evicted > 0 {
         let _ = writeln!(
             out,
@@ -207,6 +208,52 @@ fn summary(out: &mut String, a: &Report<'_>) {
     }
     if let Some(pmtu) = a.config.pmtu {
         let _ = writeln!(out, "  PMTU {pmtu} (given)");
+    }
+}
+
+/// The estimate of what the capture missed, so that a reader of a lossy sniffer's capture
+/// does not take its gaps for network loss.
+fn capture_loss(out: &mut String, a: &Report<'_>) {
+    let loss = &a.capture_loss;
+    if loss.missed > 0 {
+        let _ = writeln!(
+            out,
+            "  capture missed ≈ {} of {} request packets ({}): the responders acknowledged \
+             them; this is not network loss",
+            grouped(loss.missed),
+            grouped(loss.expected()),
+            percent(loss.ratio())
+        );
+    }
+    if loss.unconfirmed > 0 {
+        let _ = writeln!(
+            out,
+            "  {} skipped PSNs unconfirmed: neither acknowledged nor repaired in the capture",
+            grouped(loss.unconfirmed)
+        );
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A ratio as a percentage: whole percents, or one decimal below 10%.
+fn percent(ratio: f64) -> String {
+    let pct = ratio * 100.0;
+    if pct >= 10.0 {
+        format!("{pct:.0}%")
+    } else {
+        format!("{pct:.1}%")
     }
 }
 

@@ -4,6 +4,7 @@ use serde::{Serialize, Serializer};
 
 use super::pfc::{CascadeRow, StormRow};
 use super::values::{At, Displayed, Files, FlowId, NakAt, display, serialize_rows};
+use crate::analyze::capture_loss::MissedRun;
 use crate::analyze::{Anomaly, AnomalyDetail, Endpoints};
 use crate::dissect::Address;
 use crate::wire::ethernet::Mac;
@@ -69,6 +70,16 @@ pub enum Details<'a> {
         seen_at: Option<&'a str>,
         missing_at: Option<&'a str>,
     },
+    /// A run of PSNs the capture missed although the responder acknowledged them: not an
+    /// anomaly of the network, but a row of the export's `events`.
+    CaptureMissed {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        psn: u32,
+        missing: u32,
+        /// requests, read_responses or retransmissions.
+        missed: &'static str,
+    },
 }
 
 /// The addresses of a packet whose CRC failed, to find the link that corrupted it.
@@ -111,6 +122,21 @@ pub struct AnomalyRow<'a> {
 }
 
 impl<'a> AnomalyRow<'a> {
+    /// A run of PSNs the capture missed, as the export's `events` lists it: kind
+    /// `capture_missed`, the frame that showed it, the flow, the first PSN and how many.
+    pub fn capture_missed(run: &'a MissedRun, files: Files<'a>) -> Self {
+        AnomalyRow {
+            kind: "capture_missed",
+            at: At::new(run.at, files),
+            details: Details::CaptureMissed {
+                flow: FlowId::new(&run.flow),
+                psn: run.first,
+                missing: run.count,
+                missed: run.what.name(),
+            },
+        }
+    }
+
     pub fn new(anomaly: &'a Anomaly, files: Files<'a>) -> Self {
         let details = match &anomaly.detail {
             AnomalyDetail::PsnGap {

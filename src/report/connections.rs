@@ -226,6 +226,10 @@ impl<'a> Direction<'a> {
     pub fn ce_to_cnp(&self) -> Summary<'a> {
         Summary::new(&self.rsp.ce_to_cnp, MIN_P50_MAX)
     }
+    /// What the capture missed of this direction's sequenced packets.
+    pub fn capture_loss(&self) -> crate::analyze::capture_loss::Counts {
+        self.req.capture.counts
+    }
 }
 
 /// A distribution as the report gives it: `{samples, min, p50, p99, max}`, or fewer keys
@@ -334,6 +338,7 @@ impl Serialize for Direction<'_> {
         map.serialize_entry("cnps", &r.cnps)?;
         map.serialize_entry("cnp_interval_ns", &self.cnp_interval())?;
         map.serialize_entry("ce_to_cnp_ns", &self.ce_to_cnp())?;
+        map.serialize_entry("capture_loss", &self.capture_loss())?;
         if let Some(timeline) = q.timeline() {
             map.serialize_entry("timeline", timeline)?;
         }

@@ -45,6 +45,8 @@ pub struct Report<'a> {
     /// QP connections, both ends paired when the capture allows.
     pub connections: Connections<'a>,
     pub connection_table: ConnectionTableSummary,
+    /// Sequenced packets the capture missed although the responders acknowledged them.
+    pub capture_loss: crate::analyze::capture_loss::Counts,
     /// Several capture points: their clock offsets, copies and what was lost between them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capture_points: Option<CapturePoints<'a>>,
@@ -92,6 +94,7 @@ impl<'a> Report<'a> {
                 evicted_ends: analyzer.connections.evicted,
                 bytes_per_connection: crate::analyze::connections::bytes_per_connection() as u64,
             },
+            capture_loss: analyzer.connections.capture_loss(),
             capture_points: analyzer.points.as_ref().map(|points| CapturePoints {
                 skew_bound_ns: analyzer.config.skew_bound_ns,
                 points,

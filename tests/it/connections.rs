@@ -42,6 +42,7 @@ const DIRECTION_KEYS: &[&str] = &[
     "ecn_ce",
     "fecn",
     "becn",
+    "capture_loss",
 ];
 
 fn analyze(path: &str) -> Value {

@@ -311,8 +311,21 @@ fn report_rows_flatten_without_loss_and_match_analyze() {
                 )
             })
             .collect();
+        // And every run of PSNs the capture missed is one, which add up to its count.
+        let missed: u64 = events
+            .iter()
+            .filter(|e| e["kind"] == "capture_missed")
+            .map(|e| e["missing"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            Some(missed),
+            report["capture_loss"]["missed"].as_u64(),
+            "{}: capture_missed events",
+            capture.display()
+        );
         let mut got: Vec<(String, u64)> = events
             .iter()
+            .filter(|e| e["kind"] != "capture_missed")
             .map(|e| {
                 (
                     e["kind"].as_str().unwrap().to_string(),
@@ -357,6 +370,14 @@ fn report_rows_flatten_without_loss_and_match_analyze() {
                     "cnps",
                 ] {
                     assert_eq!(row[key], counts[key], "{}: {key}", capture.display());
+                }
+                for key in ["missed", "expected", "unconfirmed"] {
+                    assert_eq!(
+                        row[&format!("capture_loss_{key}")],
+                        counts["capture_loss"][key],
+                        "{}: capture_loss {key}",
+                        capture.display()
+                    );
                 }
             }
         }

@@ -3,6 +3,7 @@
 mod harness;
 mod layers;
 
+mod capture_loss;
 mod capture_truth_hosts;
 mod cli;
 mod connections;

@@ -2,6 +2,7 @@
 //! requests at the responder's end ([`Requests`]) and the responses at the requester's end
 //! ([`Responses`]). `a_to_b` is B's `Requests` with A's `Responses`.
 
+use super::super::capture_loss::CaptureLoss;
 use super::super::key::{FrameRef, SeqDetail, Verdict};
 use super::super::psn;
 use super::super::sketch::Sketch;
@@ -94,6 +95,9 @@ pub struct Requests {
     /// Per-interval counts (`--interval`) and the report's graphs (`--html`); boxed, as
     /// most analyses ask for neither.
     pub series: Option<Box<super::Series>>,
+    /// What the capture missed of this direction, told apart from what the network lost:
+    /// `psn_gaps` and `missing_psns` count only the gaps it decided were lost.
+    pub capture: CaptureLoss,
     ring: [Outstanding; OUTSTANDING],
     ring_head: u8,
     ring_len: u8,
@@ -141,6 +145,9 @@ pub struct Nak {
     pub psn: u32,
     pub at: FrameRef,
     pub rnr: bool,
+    /// A PSN sequence error: the responder expected `psn`, and the requester must resend
+    /// from it.
+    pub sequence: bool,
 }
 
 pub fn op_index(opcode: u8) -> usize {
@@ -222,6 +229,7 @@ impl Requests {
     /// go-back-0 and to time the retransmission.
     pub fn request(&mut self, r: RequestInfo, cm_start: Option<u32>, nak: Option<Nak>) -> Verdict {
         self.packets += 1;
+        self.capture.request_seen();
         self.payload_bytes += u64::from(r.payload);
         self.max_payload = self.max_payload.max(r.payload);
         let ts = r.at.ts_ns;
@@ -270,8 +278,9 @@ impl Requests {
         match verdict {
             Verdict::New | Verdict::Gap => {
                 if missing > 0 {
-                    self.psn_gaps += 1;
-                    self.missing_psns += missing;
+                    // Counted as a gap only once the sender is seen repairing it.
+                    let acked_to = self.seq.acked_to;
+                    self.capture.gap(expected, missing, p, r.at, acked_to);
                 }
                 let seq = &mut self.seq;
                 seq.highest = psn::add(p, r.consume.0 - 1);
@@ -283,6 +292,8 @@ impl Requests {
             }
             Verdict::Retransmitted | Verdict::GoBackN | Verdict::GoBack0 => {
                 self.retransmitted += 1;
+                self.capture
+                    .retransmitted(p, verdict != Verdict::Retransmitted);
                 match verdict {
                     Verdict::GoBackN => self.go_back_n += 1,
                     Verdict::GoBack0 => self.go_back_0 += 1,
@@ -406,10 +417,23 @@ impl Requests {
         &mut self,
         p: u32,
         opcode: u8,
-        ts: Option<u64>,
+        at: FrameRef,
         nak: bool,
         rsp: &mut Responses,
     ) -> Option<u64> {
+        let ts = at.ts_ns;
+        if nak {
+            // `rsp` booked this packet's NAK just before.
+            match rsp.last_nak.filter(|n| n.at == at && n.psn == p) {
+                Some(n) if n.sequence => self.capture.nak(p, at),
+                _ => self.capture.acknowledged(psn::add(p, psn::PSN_MASK), at),
+            }
+        } else {
+            self.capture.acknowledged(p, at);
+            if matches!(opcode & 0x1f, 0x0d..=0x10) {
+                self.capture.read_response(p, opcode, at);
+            }
+        }
         let acked_to = if nak { p } else { psn::add(p, 1) };
         if self
             .seq
@@ -486,12 +510,18 @@ impl Responses {
             psn,
             at,
             rnr: false,
+            sequence: code_index == 0,
         });
     }
 
     pub fn rnr(&mut self, psn: u32, at: FrameRef) {
         self.rnr_naks += 1;
-        self.last_nak = Some(Nak { psn, at, rnr: true });
+        self.last_nak = Some(Nak {
+            psn,
+            at,
+            rnr: true,
+            sequence: false,
+        });
     }
 
     pub fn cnp(&mut self, ts: Option<u64>, pending_ce: Option<u64>) {

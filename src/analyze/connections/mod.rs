@@ -21,6 +21,7 @@ pub use series::Series;
 use timeline::Event;
 pub use timeline::{Bucket, Timeline};
 
+use super::capture_loss::{Counts as CaptureCounts, Decided};
 use super::flows::FlowHint;
 use super::key::{FlowKey, FrameRef, PmtuSource, SeqDetail, Transport, Verdict, is_legal_pmtu};
 use super::psn;
@@ -139,6 +140,11 @@ pub struct ConnectionTable {
     next_order: u64,
     clock: u64,
     pub evicted: u64,
+    /// Gap runs whose fate was decided, by the flow of the requests they are in, and the
+    /// hint of that flow: for the analyzer to report and to count in the flow table.
+    pub decided: Vec<(FlowKey, FlowHint, Decided)>,
+    /// The capture-loss counts of evicted ends.
+    evicted_capture: CaptureCounts,
 }
 
 fn pmtu_from_code(code: u8) -> Option<u32> {
@@ -160,6 +166,8 @@ impl ConnectionTable {
             next_order: 0,
             clock: 0,
             evicted: 0,
+            decided: Vec::new(),
+            evicted_capture: CaptureCounts::default(),
         }
     }
 
@@ -307,13 +315,64 @@ impl ConnectionTable {
         end.last = at;
         let mut event = None;
         match role {
-            Role::Request => event = self.request(slot, pkt, at),
-            Role::Response => self.response(slot, pkt, at),
+            Role::Request => {
+                event = self.request(slot, pkt, at);
+                self.take_decided(slot);
+            }
+            Role::Response => {
+                self.response(slot, pkt, at);
+                if let Some(peer) = self.ends[slot].peer {
+                    self.take_decided(peer as usize);
+                }
+            }
             Role::Cnp => self.cnp(slot, at),
             Role::Unknown => {}
         }
         // Only making a new end evicts, and that came before `slot` was taken.
         Some((slot, event))
+    }
+
+    /// Moves what end `slot`'s capture-loss bookkeeping decided to [`Self::decided`], and
+    /// counts the gaps it found lost.
+    #[inline]
+    fn take_decided(&mut self, slot: usize) {
+        let end = &mut self.ends[slot];
+        if end.req.capture.decided.is_empty() {
+            return;
+        }
+        // The requests this end receives come from its peer's address to its QP.
+        let flow = end.key.map(|key| FlowKey {
+            src: key.peer,
+            dst: key.addr,
+            dest_qp: key.qpn,
+            role: Role::Request,
+        });
+        let hint = end.flow_hints[0];
+        for decided in end.req.capture.decided.drain(..) {
+            if let Decided::Lost(run) = decided {
+                end.req.psn_gaps += 1;
+                end.req.missing_psns += run.missing();
+            }
+            if let Some(flow) = flow {
+                self.decided.push((flow, hint, decided));
+            }
+        }
+    }
+
+    /// The capture ended: gaps still undecided are unconfirmed.
+    pub fn finish(&mut self) {
+        for end in &mut self.ends {
+            end.req.capture.finish();
+        }
+    }
+
+    /// Capture loss over every direction, evicted ones included.
+    pub fn capture_loss(&self) -> CaptureCounts {
+        let mut total = self.evicted_capture;
+        for end in &self.ends {
+            total.add(&end.req.capture.counts);
+        }
+        total
     }
 
     fn learn_pmtu(&mut self, slot: usize, payload: u32) {
@@ -505,7 +564,7 @@ impl ConnectionTable {
         let Some(peer) = end.peer else { return };
         let (end, peer) = self.two(slot, peer as usize);
         peer.req.touch_response(at.ts_ns, payload);
-        let rtt = peer.req.acknowledge(p, op, at.ts_ns, nak, &mut end.rsp);
+        let rtt = peer.req.acknowledge(p, op, at, nak, &mut end.rsp);
         if let (Some(series), Some(ts)) = (&mut peer.req.series, at.ts_ns) {
             if payload > 0 {
                 // READ data moves this way: it is the direction's payload too.
@@ -707,6 +766,12 @@ impl ConnectionTable {
             if end.last_activity > threshold {
                 renumber[old] = next;
                 next += 1;
+            }
+        }
+        for end in &mut self.ends {
+            if end.last_activity <= threshold {
+                end.req.capture.finish();
+                self.evicted_capture.add(&end.req.capture.counts);
             }
         }
         let before = self.ends.len();

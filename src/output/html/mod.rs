@@ -148,7 +148,7 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
 
 fn counts(report: &Report<'_>, analyzer: &Analyzer) -> Markup {
     let sink = &analyzer.anomalies;
-    let rows: Vec<(&str, String)> = vec![
+    let mut rows: Vec<(&str, String)> = vec![
         ("packets analysed", report.capture.analyzed.to_string()),
         (
             "capture span (µs)",
@@ -164,6 +164,7 @@ fn counts(report: &Report<'_>, analyzer: &Analyzer) -> Markup {
         ("PFC frames", analyzer.pfc.pfc_frames.to_string()),
         ("anomalies", sink.total().to_string()),
     ];
+    rows.extend(capture_loss(report));
     html! {
         table.counts {
             @for (name, value) in &rows {
@@ -171,6 +172,28 @@ fn counts(report: &Report<'_>, analyzer: &Analyzer) -> Markup {
             }
         }
     }
+}
+
+/// What the capture missed, when it missed anything: not network loss, as the responders
+/// acknowledged it.
+fn capture_loss(report: &Report<'_>) -> Vec<(&'static str, String)> {
+    let loss = &report.capture_loss;
+    let mut rows = Vec::new();
+    if loss.missed > 0 {
+        rows.push((
+            "capture missed (acknowledged, not network loss)",
+            format!(
+                "{} of {} ({:.1}%)",
+                loss.missed,
+                loss.expected(),
+                loss.ratio() * 100.0
+            ),
+        ));
+    }
+    if loss.unconfirmed > 0 {
+        rows.push(("skipped PSNs unconfirmed", loss.unconfirmed.to_string()));
+    }
+    rows
 }
 
 fn end_name(addr: &crate::dissect::Address, qpn: Option<u32>) -> String {

@@ -481,6 +481,23 @@ pub fn connection_schema<'a>() -> RowSchema<ConnectionRecord<'a>> {
         false,
         |d| d.ce_to_cnp(),
     );
+    c.extend([
+        direction_int(
+            "capture_loss_missed",
+            "requests and READ responses the capture missed although the responder acknowledged them",
+            |d| d.capture_loss().missed,
+        ),
+        direction_int(
+            "capture_loss_expected",
+            "requests and READ responses captured, plus capture_loss_missed",
+            |d| d.capture_loss().expected(),
+        ),
+        direction_int(
+            "capture_loss_unconfirmed",
+            "skipped PSNs neither acknowledged nor repaired",
+            |d| d.capture_loss().unconfirmed,
+        ),
+    ]);
     // Flow rows: what `analyze --json` `flows[]` has and a connection row lacks.
     c.extend([
         text(

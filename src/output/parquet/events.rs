@@ -25,7 +25,8 @@ impl<'a> EventRecord<'a> {
             | Details::GoBackN { flow, .. }
             | Details::Nak { flow, .. }
             | Details::RnrNak { flow, .. }
-            | Details::LostBetween { flow, .. } => Some(flow),
+            | Details::LostBetween { flow, .. }
+            | Details::CaptureMissed { flow, .. } => Some(flow),
             _ => None,
         }
     }
@@ -35,7 +36,8 @@ impl<'a> EventRecord<'a> {
             Details::PsnGap { psn, .. }
             | Details::Nak { psn, .. }
             | Details::RnrNak { psn, .. }
-            | Details::LostBetween { psn, .. } => Some(*psn),
+            | Details::LostBetween { psn, .. }
+            | Details::CaptureMissed { psn, .. } => Some(*psn),
             _ => None,
         }
     }
@@ -82,7 +84,7 @@ pub fn event_schema<'a>() -> RowSchema<EventRecord<'a>> {
         ),
         text(
             "kind",
-            "psn_gap, go_back_n, nak, rnr_nak, icrc_bad, vcrc_bad, pfc_storm, pause_storm, pause_cascade, lost_between, malformed",
+            "psn_gap, go_back_n, nak, rnr_nak, icrc_bad, vcrc_bad, pfc_storm, pause_storm, pause_cascade, lost_between, malformed, capture_missed",
             |r: &EventRecord<'_>| r.anomaly.kind,
         ),
         int(
@@ -134,7 +136,11 @@ pub fn event_schema<'a>() -> RowSchema<EventRecord<'a>> {
         text("role", "request, response or cnp", |r: &EventRecord<'_>| {
             r.flow().map(|f| f.role.name())
         }),
-        int("psn", "the PSN concerned", |r: &EventRecord<'_>| r.psn()),
+        int(
+            "psn",
+            "the PSN concerned (capture_missed: the first missed)",
+            |r: &EventRecord<'_>| r.psn(),
+        ),
         int(
             "expected_psn",
             "psn_gap: the PSN expected",
@@ -145,9 +151,19 @@ pub fn event_schema<'a>() -> RowSchema<EventRecord<'a>> {
         ),
         int(
             "missing",
-            "psn_gap: PSNs skipped",
+            "psn_gap: PSNs skipped; capture_missed: PSNs missed",
             |r: &EventRecord<'_>| match r.details() {
-                Details::PsnGap { missing, .. } => Some(*missing),
+                Details::PsnGap { missing, .. } | Details::CaptureMissed { missing, .. } => {
+                    Some(*missing)
+                }
+                _ => None,
+            },
+        ),
+        text(
+            "missed",
+            "capture_missed: requests, read_responses or retransmissions",
+            |r: &EventRecord<'_>| match r.details() {
+                Details::CaptureMissed { missed, .. } => Some(*missed),
                 _ => None,
             },
         ),
