@@ -108,11 +108,13 @@ impl Lrh<'_> {
 mod tests {
     use super::*;
 
-    // ../shared/captures/infiniband-erf.pcap, frame 1, bytes 16..24 of the ERF record.
+    // Hand-assembled from IBA 7.7 (LRH): VL 15 and LVer 0 in byte 0 (0xf0); SL 0, reserved 0
+    // and LNH 2 (IBA local) in byte 1 (0x02); DLID 0xffff (permissive); 5 reserved bits and
+    // PktLen 0x48 words (0x0048); SLID 0xffff: a directed-route SMP's LRH.
     static BYTES: [u8; 8] = [0xf0, 0x02, 0xff, 0xff, 0x00, 0x48, 0xff, 0xff];
 
     #[test]
-    fn fields_of_the_first_packet_in_the_shared_capture() {
+    fn fields_of_a_directed_route_smp() {
         let lrh = Lrh::new_checked(&BYTES, 0).unwrap();
         assert_eq!((lrh.vl(), lrh.lver(), lrh.sl(), lrh.lnh()), (15, 0, 0, 2));
         assert_eq!(

@@ -387,8 +387,15 @@ fn report_rows_flatten_without_loss_and_match_analyze() {
 
 /// The report keys the export leaves out: which input a frame came from, which an
 /// export of one capture never names, and timelines, which export does not ask for.
+/// Keys `analyze --json` has that the export leaves out on purpose: file names (a row names
+/// its capture), `--interval` timelines, and `capture_loss.ratio`, which is
+/// `capture_loss_missed / capture_loss_expected`, both columns, so that fleet queries add
+/// counts instead of averaging ratios.
 fn left_out(key: &str) -> bool {
-    key == "file" || key.ends_with("_file") || key.starts_with("timeline")
+    key == "file"
+        || key.ends_with("_file")
+        || key.starts_with("timeline")
+        || key == "capture_loss_ratio"
 }
 
 /// The flattened keys of `object` that have a value: not null, and for a list, at least
