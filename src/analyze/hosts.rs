@@ -74,7 +74,10 @@ impl Hosts {
             self.learn(eth.src(), key.src);
             self.learn(eth.dst(), key.dst);
         }
-        if self.macs.is_empty() {
+        // Only a GID can name another host; IPv4 and IPv6 RoCE v2 keys, nearly every key,
+        // are hosts already and skip the look-ups.
+        let gid = matches!(key.src, Address::Gid(_)) || matches!(key.dst, Address::Gid(_));
+        if !gid || self.macs.is_empty() {
             return key;
         }
         FlowKey {
