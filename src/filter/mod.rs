@@ -11,8 +11,6 @@ pub mod time;
 mod tokens;
 mod wireshark;
 
-/// Every field, from the catalogue the filter compiles against.
-pub use crate::fields::all as all_fields;
 /// A field by the name a filter or `-e` gives: rdmadump's or Wireshark's.
 pub use names::{find as find_field, unknown as unknown_field};
 pub use parse::{FilterError, MAX_DEPTH};

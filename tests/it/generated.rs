@@ -68,7 +68,7 @@ fn man_page_is_complete_and_self_contained() {
         let line = format!("\\fBrdmadump {usage}\\fR [OPTIONS] [FILE]...");
         assert!(man.contains(&line), "no `{line}`");
     }
-    for field in rdmadump::filter::all_fields() {
+    for field in rdmadump::fields::all() {
         let listed = format!("\\fB{}\\fR (", field.name.replace('-', "\\-"));
         assert!(man.contains(&listed), "field {} is not listed", field.name);
     }
