@@ -304,6 +304,12 @@ pub struct AnalyzeArgs {
     #[arg(long, default_value = "100ms", value_parser = parse_duration, value_name = "TIME")]
     pub skew_bound: Duration,
 
+    /// FILE is a capture point whose clock is TIME ahead of the first input's (negative
+    /// when behind), e.g. --offset b.pcap=-90us: for points whose packets are too few to
+    /// match, or to override the estimate. Files given the same TIME are one point
+    #[arg(long = "offset", value_parser = parse_offset, value_name = "FILE=TIME")]
+    pub offsets: Vec<(PathBuf, i64)>,
+
     /// Add to each connection a timeline of payload bytes, packets, retransmissions and
     /// CNPs per interval, e.g. 1ms, 100us
     #[arg(long, value_parser = parse_duration, value_name = "TIME")]
@@ -599,6 +605,25 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         )),
         None => Err(format!("`{s}` is not a size like 256M or 2G")),
     }
+}
+
+/// `FILE=TIME` of `--offset`, TIME a duration with an optional sign: `b.pcap=-90us`.
+pub fn parse_offset(s: &str) -> Result<(PathBuf, i64), String> {
+    let Some((file, time)) = s.rsplit_once('=') else {
+        return Err(format!("`{s}` is not FILE=TIME, e.g. b.pcap=-90us"));
+    };
+    if file.is_empty() {
+        return Err(format!(
+            "`{s}` names no file; give FILE=TIME, e.g. b.pcap=-90us"
+        ));
+    }
+    let (negative, magnitude) = match time.trim().strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, time.trim().strip_prefix('+').unwrap_or(time.trim())),
+    };
+    let ns = i64::try_from(parse_duration(magnitude)?.as_nanos())
+        .map_err(|_| format!("`{time}` is too long for an offset"))?;
+    Ok((PathBuf::from(file), if negative { -ns } else { ns }))
 }
 
 /// `100ms`, `250us`, `2s`, `500ns`.

@@ -8,6 +8,7 @@
 
 use std::io::{self, Read};
 
+use rdmadump::analyze::points::plan::Plan;
 use rdmadump::analyze::{AnalyzeConfig, Analyzer};
 use rdmadump::capture::merge::InputReport;
 use rdmadump::capture::{CaptureReader, Input, ReadInput, Record, SliceInput, linktype};
@@ -145,7 +146,8 @@ pub fn analyze_capture(data: &[u8]) {
         max_flows: 1 + n / 64 % 4,
         max_pfc_senders: 1 + n / 256 % 4,
         max_anomalies: n / 1024 % 8,
-        points: 1 + n / 4096 % 2,
+        plan: (n / 4096 % 2 == 1).then(|| Plan::separate(2)),
+        single_point: false,
         skew_bound_ns: [100_000_000, 0, 1_000][n / 8192 % 3],
         order: (n / 16384 % 2 == 1).then(|| vec![1, 0]),
         interval_ns: [None, Some(1), Some(1_000)][n / 3 % 3],

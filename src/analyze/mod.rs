@@ -36,11 +36,14 @@ pub struct AnalyzeConfig {
     pub max_pfc_senders: usize,
     /// Anomalies kept for the report; all are counted.
     pub max_anomalies: usize,
-    /// Inputs that are separate capture points of the same traffic; 1 means one point.
-    pub points: usize,
+    /// Which inputs are separate capture points of the same traffic, and their clock
+    /// offsets; `None` when every input is one point.
+    pub plan: Option<points::plan::Plan>,
+    /// The user said the files are one capture point (`--single-point`).
+    pub single_point: bool,
     /// The most two points' clocks (after correction) may differ for one packet.
     pub skew_bound_ns: u64,
-    /// The capture points' order along the path (input indices), when the user gave it.
+    /// The capture points' order along the path (point indices), when the user gave it.
     pub order: Option<Vec<usize>>,
     /// Width of a connection timeline's buckets, when timelines are asked for.
     pub interval_ns: Option<u64>,
@@ -62,7 +65,8 @@ impl Default for AnalyzeConfig {
             max_flows: 1_000_000,
             max_pfc_senders: 65_536,
             max_anomalies: 10_000,
-            points: 1,
+            plan: None,
+            single_point: false,
             skew_bound_ns: 100_000_000,
             order: None,
             interval_ns: None,
@@ -294,6 +298,25 @@ const _: () = {
     }
 };
 
+/// A PFC or PAUSE frame's identity across capture points: its sender and its contents. A
+/// refresh repeats the same frame; the k-th sight at one point is the k-th frame sent.
+fn pause_identity(pkt: &Packet<'_>) -> Option<points::Identity> {
+    use std::hash::{BuildHasher, Hasher};
+    let body: &[u8] = match (pkt.pfc, pkt.pause) {
+        (Some(pfc), _) => pfc.bytes(),
+        (None, Some(pause)) => pause.bytes(),
+        (None, None) => return None,
+    };
+    let mut hasher = foldhash::quality::FixedState::with_seed(0).build_hasher();
+    let sender = pkt
+        .eth
+        .map(|e| e.src().0)
+        .or_else(|| pkt.sll.and_then(|s| s.sender.map(|m| m.0)));
+    hasher.write(&sender.unwrap_or_default());
+    hasher.write(body);
+    Some(points::Identity::frame(hasher.finish()))
+}
+
 /// The streaming analysis state.
 pub struct Analyzer {
     pub config: AnalyzeConfig,
@@ -315,9 +338,12 @@ pub struct Analyzer {
     pub first_cnp: Option<(FrameRef, FlowKey)>,
     /// Several capture points: which packets are copies, and what was lost between points.
     pub points: Option<points::Points>,
-    /// Each input's clock offset from the first input's, as estimated before the analysis.
-    pub offsets: Vec<points::skew::Offset>,
+    /// Each input's clock offset from the first input's (its point's offset).
     offsets_ns: Vec<i64>,
+    /// Frames analysed at another point first: counted once, there.
+    pub copies: u64,
+    /// Copies whose ICRC or VCRC failed: a frame counted bad once, seen bad again.
+    pub copies_crc_bad: u64,
     /// With `graphs`: the CRC failures over time, by source.
     pub crc_lanes: Option<crc_lanes::CrcLanes>,
     /// Which link-local GIDs are IPv4 hosts, from the RoCE v2 traffic of their MACs.
@@ -329,13 +355,22 @@ pub struct Analyzer {
 
 impl Analyzer {
     pub fn new(config: AnalyzeConfig) -> Self {
-        let points = (config.points > 1).then(|| {
-            let points = points::Points::new(config.points, config.skew_bound_ns, config.max_flows);
+        let points = config.plan.as_ref().filter(|p| p.points() > 1).map(|plan| {
+            let points = points::Points::new(
+                plan.points(),
+                plan.point_of.clone(),
+                config.skew_bound_ns,
+                config.max_flows,
+            );
             match &config.order {
                 Some(order) => points.with_order(order),
                 None => points,
             }
         });
+        let offsets_ns = config
+            .plan
+            .as_ref()
+            .map_or_else(Vec::new, |p| p.file_offsets_ns());
         let mut connections = ConnectionTable::new(config.max_flows, config.pmtu);
         if let Some(interval) = config.interval_ns {
             connections = connections.with_timelines(interval, config.max_buckets);
@@ -370,18 +405,18 @@ impl Analyzer {
             first_ce: None,
             first_cnp: None,
             points,
-            offsets: Vec::new(),
-            offsets_ns: Vec::new(),
+            offsets_ns,
+            copies: 0,
+            copies_crc_bad: 0,
             hosts: hosts::Hosts::default(),
             capture_missed: Vec::new(),
             capture_missed_runs: 0,
         }
     }
 
-    /// The clock offsets of the capture points: times are analysed on the first's clock.
-    pub fn set_offsets(&mut self, offsets: Vec<points::skew::Offset>) {
-        self.offsets_ns = offsets.iter().map(|o| o.offset_ns).collect();
-        self.offsets = offsets;
+    /// Each capture point's clock offset, when there are several points.
+    pub fn offsets(&self) -> &[points::skew::Offset] {
+        self.config.plan.as_ref().map_or(&[], |p| &p.offsets)
     }
 
     /// Feeds one packet; `file` is the index of its input.
@@ -394,6 +429,10 @@ impl Analyzer {
         if let Some(ts) = at.ts_ns {
             self.first_ts = Some(self.first_ts.map_or(ts, |t| t.min(ts)));
             self.last_ts = Some(self.last_ts.map_or(ts, |t| t.max(ts)));
+        }
+        let key = FlowKey::of(pkt).map(|key| self.hosts.key(pkt, key));
+        if self.points.is_some() && self.is_copy(pkt, key, at) {
+            return;
         }
         // `Kind::ALL` lists the kinds in declaration order.
         self.counts.by_kind[pkt.kind as usize] += 1;
@@ -418,16 +457,6 @@ impl Analyzer {
                 at,
                 detail: AnomalyDetail::Malformed(err),
             });
-        }
-        let key = FlowKey::of(pkt).map(|key| self.hosts.key(pkt, key));
-        if let (Some(points), Some(key), Some(bth)) = (&mut self.points, key, pkt.bth)
-            && points.observe(&key, bth.psn(), bth.opcode(), at, &mut self.anomalies)
-                == points::Observation::Copy
-        {
-            // Another point's sight of a packet already analysed: its marks, NAK or CNP
-            // are the same events, counted once.
-            self.flows.count_copy(&key);
-            return;
         }
         let rdma = matches!(pkt.kind, Kind::RoceV1 | Kind::RoceV2 | Kind::Ib);
         let ce = rdma && pkt.ecn_ce();
@@ -475,6 +504,34 @@ impl Analyzer {
         if pkt.pfc.is_some() || pkt.pause.is_some() {
             self.pfc.observe(pkt, at, &mut self.anomalies);
         }
+    }
+
+    /// Whether `pkt` is another point's sight of a frame already analysed: its counts,
+    /// marks, NAK, CNP or pause are the same events, counted once.
+    #[inline(never)]
+    fn is_copy(&mut self, pkt: &Packet<'_>, key: Option<FlowKey>, at: FrameRef) -> bool {
+        let Some(points) = &mut self.points else {
+            return false;
+        };
+        let id = match (key, pkt.bth) {
+            (Some(key), Some(bth)) => {
+                points::Identity::new(&key, bth.psn(), bth.opcode(), pkt.payload_len.unwrap_or(0))
+            }
+            _ => match pause_identity(pkt) {
+                Some(id) => id,
+                None => return false,
+            },
+        };
+        if points.observe(id, at, &mut self.anomalies) == points::Observation::Transmission {
+            return false;
+        }
+        if let Some(key) = key {
+            self.flows.count_copy(&key);
+        }
+        self.copies += 1;
+        let bad = |c: Option<CrcCheck>| c.is_some_and(|c| c.status == CrcStatus::Bad);
+        self.copies_crc_bad += u64::from(bad(pkt.icrc) || bad(pkt.vcrc));
+        true
     }
 
     /// Reports the gaps found lost and records the runs the capture missed.

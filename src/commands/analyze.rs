@@ -9,15 +9,16 @@ use anyhow::Context;
 use crate::analyze::connections::{ConnectionTable, Selection};
 use crate::analyze::hosts::Hosts;
 use crate::analyze::key::{FlowKey, FrameRef};
-use crate::analyze::points::Identity;
-use crate::analyze::points::skew::{Offset, SkewEstimator};
+use crate::analyze::points::plan::Plan;
 use crate::analyze::{AnalyzeConfig, Analyzer};
 use crate::cli::{AnalyzeArgs, ColorChoice, FailOn};
 use crate::filter::PacketFilter;
 use crate::output::{analyze_json, analyze_text as text, html};
 use crate::report::Report;
 
-use super::{RunOptions, for_each_batch_with, for_each_packet_with, input_paths, write_out};
+use super::{
+    RunOptions, for_each_batch_with, for_each_packet_with, input_paths, points, write_out,
+};
 use crate::pipeline::Batch;
 
 /// How many packets ahead of the one analysed the consuming thread asks for the first two
@@ -30,10 +31,6 @@ fn prefetch_headers(frame: &[u8]) {
     crate::capture::prefetch_line(frame);
     crate::capture::prefetch_line(frame.get(64..).unwrap_or_default());
 }
-
-/// Packets the clock-offset pass reads at most: the offsets of capture points are settled
-/// long before, and the pass stops sooner once every pair has its samples.
-const SKEW_PASS_PACKETS: u64 = 4_000_000;
 
 /// A pass that prepares the analysis: no progress bar, no repeated warnings, no CRCs.
 const PREPARE: RunOptions<'static> = RunOptions {
@@ -55,15 +52,24 @@ pub fn use_color(choice: ColorChoice) -> bool {
 
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let mut filter = super::packet_filter(&args.input)?;
-    let paths = input_paths(&args.input)?;
-    // Standard input cannot be read twice, so it cannot be one of several points.
-    let points = if args.single_point || paths.iter().any(|p| p.as_os_str() == "-") {
-        1
+    let mut paths = points::distinct_inputs(input_paths(&args.input)?);
+    let several = paths.len() > 1 && !args.single_point;
+    // Standard input is read twice when it is one of several points: once to match it.
+    let stdin = if several {
+        points::spool_stdin(&mut paths)?
     } else {
-        paths.len()
+        None
     };
     let skew_bound_ns = u64::try_from(args.skew_bound.as_nanos()).unwrap_or(u64::MAX);
-    let order = path_order(&args.order, &paths, points)?;
+    let plan = if several {
+        points::plan_points(&paths, args, skew_bound_ns)?
+    } else {
+        if !args.offsets.is_empty() {
+            anyhow::bail!("--offset needs several inputs (and no --single-point)");
+        }
+        Plan::one_point(paths.len())
+    };
+    let order = points::point_order(&args.order, &paths, &plan)?;
     let selection = match args.input.qp {
         Some(qp) => {
             filter = PacketFilter::new(
@@ -76,15 +82,11 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let offsets = if points > 1 {
-        estimate_offsets(&paths, args, points, skew_bound_ns)?
-    } else {
-        Vec::new()
-    };
-    let offsets_ns: Vec<i64> = offsets.iter().map(|o| o.offset_ns).collect();
+    let offsets_ns = plan.file_offsets_ns();
     let window = super::time_window(&args.input, &paths);
     let config = AnalyzeConfig {
-        points,
+        plan: (plan.points() > 1).then_some(plan),
+        single_point: args.single_point,
         skew_bound_ns,
         order,
         interval_ns: args
@@ -96,9 +98,6 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         ..super::analysis_config(&args.analysis)
     };
     let mut analyzer = Analyzer::new(config);
-    if points > 1 {
-        analyzer.set_offsets(offsets);
-    }
     let limit = args.count.unwrap_or(u64::MAX);
     let mut seen = 0u64;
     let run = RunOptions {
@@ -108,23 +107,27 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let work = |batch: &mut Batch<'_>| {
         crate::pipeline::verify_and_select(batch, &window, &filter);
     };
-    let input = for_each_batch_with(&paths, &args.input, run, work, |batch: &mut Batch<'_>| {
-        for (i, (file, pkt)) in batch.packets.iter().enumerate() {
-            if let Some((_, ahead)) = batch.packets.get(i + CONSUMER_PREFETCH) {
-                prefetch_headers(ahead.data);
+    let mut input =
+        for_each_batch_with(&paths, &args.input, run, work, |batch: &mut Batch<'_>| {
+            for (i, (file, pkt)) in batch.packets.iter().enumerate() {
+                if let Some((_, ahead)) = batch.packets.get(i + CONSUMER_PREFETCH) {
+                    prefetch_headers(ahead.data);
+                }
+                if selection.as_ref().is_some_and(|s| !s.admits(pkt)) {
+                    continue;
+                }
+                analyzer.observe(*file, pkt);
+                seen += 1;
+                if seen >= limit {
+                    return Ok(ControlFlow::Break(()));
+                }
             }
-            if selection.as_ref().is_some_and(|s| !s.admits(pkt)) {
-                continue;
-            }
-            analyzer.observe(*file, pkt);
-            seen += 1;
-            if seen >= limit {
-                return Ok(ControlFlow::Break(()));
-            }
-        }
-        Ok(ControlFlow::Continue(()))
-    })?;
+            Ok(ControlFlow::Continue(()))
+        })?;
     analyzer.finish();
+    if let Some(stdin) = &stdin {
+        stdin.rename(&mut input.files);
+    }
     if let (Some(given), Some(conflict)) = (args.analysis.pmtu, analyzer.flows.pmtu_conflict) {
         let file = match input.files.get(usize::from(conflict.at.file)) {
             Some(name) if input.files.len() > 1 => format!("{name}: "),
@@ -197,43 +200,6 @@ fn warn_of_capture_loss(analyzer: &Analyzer) {
     }
 }
 
-/// `--order`: each input once, named as on the command line or by its file name.
-fn path_order(
-    order: &[std::path::PathBuf],
-    paths: &[std::path::PathBuf],
-    points: usize,
-) -> anyhow::Result<Option<Vec<usize>>> {
-    if order.is_empty() {
-        return Ok(None);
-    }
-    if points < 2 {
-        anyhow::bail!("--order needs several capture points (and no --single-point)");
-    }
-    let mut places = Vec::with_capacity(order.len());
-    for name in order {
-        let matches: Vec<usize> = (0..paths.len())
-            .filter(|&i| paths[i] == *name || paths[i].file_name() == Some(name.as_os_str()))
-            .collect();
-        match matches.as_slice() {
-            [one] if !places.contains(one) => places.push(*one),
-            [one] => anyhow::bail!("--order names {} twice", paths[*one].display()),
-            [] => anyhow::bail!("--order names {}, which is not an input", name.display()),
-            _ => anyhow::bail!(
-                "--order: {} names several inputs; give the path",
-                name.display()
-            ),
-        }
-    }
-    if places.len() != paths.len() {
-        anyhow::bail!(
-            "--order must name every input once ({} given, {} inputs)",
-            places.len(),
-            paths.len()
-        );
-    }
-    Ok(Some(places))
-}
-
 /// The ends of the connections that QPN `qp` belongs to, from a pass that pairs them.
 fn select_connection(
     paths: &[std::path::PathBuf],
@@ -256,38 +222,6 @@ fn select_connection(
         },
     )?;
     Ok(Selection::of(&table, qp).with_hosts(hosts))
-}
-
-/// Each capture point's clock offset from the first input's, from the packets that two
-/// points both saw.
-fn estimate_offsets(
-    paths: &[std::path::PathBuf],
-    args: &AnalyzeArgs,
-    points: usize,
-    bound_ns: u64,
-) -> anyhow::Result<Vec<Offset>> {
-    let mut estimator = SkewEstimator::new(points, bound_ns);
-    let mut seen = 0u64;
-    for_each_packet_with(
-        paths,
-        &args.input,
-        PREPARE,
-        &PacketFilter::default(),
-        |file, pkt| {
-            if let (Some(key), Some(bth), Some(ts)) = (FlowKey::of(pkt), pkt.bth, pkt.ts_ns) {
-                let id = Identity::new(&key, bth.psn(), bth.opcode());
-                estimator.observe(u16::try_from(file).unwrap_or(u16::MAX), ts, &key, id);
-            }
-            seen += 1;
-            let enough = seen.is_multiple_of(1 << 16) && estimator.satisfied();
-            Ok(if enough || seen >= SKEW_PASS_PACKETS {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            })
-        },
-    )?;
-    Ok(estimator.offsets())
 }
 
 /// The terminal's own width, asked of the terminal (comfy-table's tty support), then

@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod export;
 pub mod fields;
 pub mod info;
+mod points;
 pub mod progress;
 pub mod read;
 pub mod write;
@@ -76,7 +77,11 @@ pub fn input_paths(args: &InputArgs) -> anyhow::Result<Vec<PathBuf>> {
 /// The FILE arguments, then the `-r FILE`s; standard input when there are none.
 pub fn paths_or_stdin(files: &[PathBuf], read_files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     if !files.is_empty() || !read_files.is_empty() {
-        return Ok(files.iter().chain(read_files).cloned().collect());
+        let paths: Vec<PathBuf> = files.iter().chain(read_files).cloned().collect();
+        if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+            bail!("standard input (-) is given more than once; it is one stream, read once");
+        }
+        return Ok(paths);
     }
     if io::stdin().is_terminal() {
         bail!("no capture file given (name one, or pipe a capture into standard input)");

@@ -136,6 +136,7 @@ fn summary(out: &mut String, a: &Report<'_>) {
         }
     );
     out.push_str(&dates);
+    capture_points(out, a);
     let kinds: Vec<String> = Kind::ALL
         .iter()
         .filter(|k| a.counts.get(**k) > 0)
@@ -156,7 +157,15 @@ fn summary(out: &mut String, a: &Report<'_>) {
             c.ok, c.bad, c.unverifiable
         )
     };
-    let _ = writeln!(out, "  ICRC: {}", crc(a.icrc));
+    let _ = write!(out, "  ICRC: {}", crc(a.icrc));
+    if capture.seen_twice_crc_bad > 0 {
+        let _ = write!(
+            out,
+            " ({} bad again at another point, counted once)",
+            grouped(capture.seen_twice_crc_bad)
+        );
+    }
+    out.push('\n');
     if a.vcrc.ok + a.vcrc.bad + a.vcrc.unverifiable > 0 {
         let _ = writeln!(out, "  VCRC: {}", crc(a.vcrc));
     }
@@ -213,6 +222,80 @@ fn summary(out: &mut String, a: &Report<'_>) {
 
 /// The estimate of what the capture missed, so that a reader of a lossy sniffer's capture
 /// does not take its gaps for network loss.
+/// What the files are: one capture (whole or in pieces), or several points of the same
+/// traffic with their clock offsets; a reader of the counts below needs to know which.
+fn capture_points(out: &mut String, a: &Report<'_>) {
+    let capture = &a.capture;
+    if capture.files.len() < 2 {
+        return;
+    }
+    let Some(points) = &a.capture_points else {
+        let why = if a.config.single_point {
+            "--single-point"
+        } else {
+            "no packet seen twice"
+        };
+        let _ = writeln!(
+            out,
+            "  {} files, one capture point ({why})",
+            capture.files.len()
+        );
+        return;
+    };
+    let rows = points.rows();
+    let _ = writeln!(
+        out,
+        "  {} files, {} capture points; times on {}'s clock",
+        capture.files.len(),
+        rows.len(),
+        rows.first().map_or("", |r| r.file)
+    );
+    for row in &rows {
+        let pieces = if row.files.len() > 1 {
+            format!(" (+{} pieces)", row.files.len() - 1)
+        } else {
+            String::new()
+        };
+        let offset = match (row.offset_ns, row.offset_method) {
+            (_, "reference") => "reference clock".to_string(),
+            (Some(ns), method) => {
+                let mut s = format!("offset {:+.3} us, {method}", ns as f64 / 1e3);
+                if row.offset_samples > 0 {
+                    let _ = write!(s, ", {} matches", grouped(row.offset_samples));
+                }
+                if let Some(spread) = row.offset_spread_ns {
+                    let _ = write!(s, ", spread {:.3} us", spread as f64 / 1e3);
+                }
+                s
+            }
+            (None, _) => "offset unknown (no packet matched a point of known offset)".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "    {}{pieces}: {offset}; {} first seen here, {} copies",
+            row.file,
+            grouped(row.first_seen),
+            grouped(row.copies)
+        );
+    }
+    if capture.seen_twice > 0 {
+        let _ = writeln!(
+            out,
+            "  seen at 2 points or more: {} frames, counted once",
+            grouped(capture.seen_twice)
+        );
+    }
+    for lost in points.lost() {
+        let _ = writeln!(
+            out,
+            "  lost between points: {} packets seen at {} and missing at {}",
+            grouped(lost.packets),
+            lost.seen_at,
+            lost.missing_at
+        );
+    }
+}
+
 fn capture_loss(out: &mut String, a: &Report<'_>) {
     let loss = &a.capture_loss;
     if loss.missed > 0 {

@@ -78,6 +78,9 @@ impl<'a> Report<'a> {
                 last_ts: analyzer.last_ts.map(Seconds),
                 last_ts_ns: analyzer.last_ts,
                 truncated: input.truncated,
+                points: analyzer.points.as_ref().map_or(1, |p| p.count()),
+                seen_twice: analyzer.copies,
+                seen_twice_crc_bad: analyzer.copies_crc_bad,
             },
             counts: &analyzer.counts,
             icrc: analyzer.icrc,
@@ -98,7 +101,7 @@ impl<'a> Report<'a> {
             capture_points: analyzer.points.as_ref().map(|points| CapturePoints {
                 skew_bound_ns: analyzer.config.skew_bound_ns,
                 points,
-                offsets: &analyzer.offsets,
+                offsets: analyzer.offsets(),
                 files,
             }),
             flows: Flows { rows: flows, files },

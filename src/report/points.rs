@@ -6,7 +6,7 @@ use super::values::Files;
 use crate::analyze::points::Points;
 use crate::analyze::points::skew::{Method, Offset};
 
-/// The capture points, in input order; the first is the reference clock.
+/// The capture points, in the order of their first input; the first is the reference clock.
 pub struct CapturePoints<'a> {
     pub skew_bound_ns: u64,
     pub points: &'a Points,
@@ -16,10 +16,16 @@ pub struct CapturePoints<'a> {
 
 #[derive(Serialize)]
 pub struct PointRow<'a> {
+    /// The point's first input, which names it.
     pub file: &'a str,
+    /// Every input of the point: pieces of one capture (rotated, or split) are one point.
+    pub files: Vec<&'a str>,
     pub offset_ns: Option<i64>,
     pub offset_method: &'static str,
+    /// Packets matched between this point and the one its offset came from.
     pub offset_samples: u64,
+    /// The median absolute deviation of those matches' time differences.
+    pub offset_spread_ns: Option<u64>,
     /// Delay from the reference point to this one for packets whose source address sorts
     /// before their destination's; positive when the reference point is upstream for them.
     pub forward_delay_ns: Option<i64>,
@@ -44,11 +50,14 @@ impl<'a> CapturePoints<'a> {
             .map(|i| {
                 let offset = self.offsets.get(i);
                 let known = offset.is_some_and(|o| o.method != Method::Unknown);
+                let name = |f: usize| self.files.0.get(f).map_or("", |s| s.as_str());
                 PointRow {
-                    file: self.files.0.get(i).map_or("", |s| s.as_str()),
+                    file: name(usize::from(points.first_file_of(i))),
+                    files: points.files_of(i).map(name).collect(),
                     offset_ns: offset.filter(|_| known).map(|o| o.offset_ns),
                     offset_method: offset.map_or("unknown", |o| o.method.name()),
                     offset_samples: offset.map_or(0, |o| o.samples),
+                    offset_spread_ns: offset.and_then(|o| o.spread_ns),
                     forward_delay_ns: offset.and_then(|o| o.forward_delay_ns),
                     first_seen: points.first_seen.get(i).copied().unwrap_or(0),
                     copies: points.copies.get(i).copied().unwrap_or(0),
@@ -80,7 +89,10 @@ impl Serialize for CapturePoints<'_> {
         let order: Option<Vec<&str>> = self.points.order().map(|order| {
             order
                 .iter()
-                .map(|&i| self.files.0.get(i).map_or("", |s| s.as_str()))
+                .map(|&i| {
+                    let first = usize::from(self.points.first_file_of(i));
+                    self.files.0.get(first).map_or("", |s| s.as_str())
+                })
                 .collect()
         });
         map.serialize_entry("order", &order)?;

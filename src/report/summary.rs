@@ -25,6 +25,12 @@ pub struct CaptureSummary<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_ts_ns: Option<u64>,
     pub truncated: bool,
+    /// Capture points the files are: 1 for one capture, whole or in pieces.
+    pub points: usize,
+    /// Frames seen again at another point, counted once (at the first).
+    pub seen_twice: u64,
+    /// Of those, the ones whose ICRC or VCRC failed again.
+    pub seen_twice_crc_bad: u64,
 }
 
 #[derive(Serialize)]

@@ -86,6 +86,12 @@ pub fn is_read_request(opcode: u8) -> bool {
     opcode & 0x1f == RDMA_READ_REQUEST_OP && info(opcode).known
 }
 
+/// READ response FIRST, MIDDLE, LAST and ONLY, of any transport.
+#[inline]
+pub fn is_read_response(opcode: u8) -> bool {
+    matches!(opcode & 0x1f, 0x0d..=0x10) && info(opcode).known
+}
+
 /// COMPARE_SWAP and FETCH_ADD, whose response returns 8 bytes.
 #[inline]
 pub fn is_atomic_request(opcode: u8) -> bool {

@@ -21,6 +21,7 @@ mod html;
 mod info;
 mod ipoib;
 mod mad_cm;
+mod pieces;
 mod points;
 mod real_capture;
 mod recipes;

@@ -254,15 +254,36 @@ fn qp_selects_the_whole_connection() {
     }
 }
 
+/// A copy of the little-endian microsecond pcap `from` with every record `usec` later: the
+/// same packets seen at another point, whose clock is ahead (a byte-identical copy would be
+/// the same capture given twice, which is read once).
+fn shifted_copy(from: &std::path::Path, to: &std::path::Path, usec: u32) {
+    let mut bytes = std::fs::read(from).expect("read");
+    assert_eq!(
+        bytes[..4],
+        [0xd4, 0xc3, 0xb2, 0xa1],
+        "a little-endian microsecond pcap"
+    );
+    let mut at = 24;
+    while at + 16 <= bytes.len() {
+        let field = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+        let (secs, micros) = (field(&bytes, at), field(&bytes, at + 4) + usec);
+        bytes[at..at + 4].copy_from_slice(&(secs + micros / 1_000_000).to_le_bytes());
+        bytes[at + 4..at + 8].copy_from_slice(&(micros % 1_000_000).to_le_bytes());
+        at += 16 + field(&bytes, at + 8) as usize;
+    }
+    std::fs::write(to, bytes).expect("write");
+}
+
 /// `--order`: in lost_ab, PSN 140's first transmission reached point a and not b. A third
-/// point c, a copy of a placed after b on the path, saw it too: b's capture dropped it, the
+/// point c, a copy of a (1 us later) placed after b on the path, saw it too: b's capture dropped it, the
 /// network did not, so there is no loss, and b's `missed_by_capture` is 1. Without the
 /// order, it is a loss from the last point to see it. A bad order is a usage error.
 #[test]
 fn a_given_order_tells_capture_drops_from_losses() {
     let dir = tempfile::tempdir().expect("temp dir");
     let c = dir.path().join("lost_ab_c.pcap");
-    std::fs::copy(root().join("fixtures/points/lost_ab_a.pcap"), &c).expect("copy");
+    shifted_copy(&root().join("fixtures/points/lost_ab_a.pcap"), &c, 1);
     let c = c.to_string_lossy().into_owned();
     let a = "fixtures/points/lost_ab_a.pcap";
     let b = "fixtures/points/lost_ab_b.pcap";

@@ -7,6 +7,7 @@
 //! each request flow's PSNs, so a packet that one point saw and a point further along did not,
 //! although that point saw the flow's packets before and after it, was lost between the two.
 
+pub mod plan;
 pub mod skew;
 
 use std::collections::{HashMap, VecDeque};
@@ -18,27 +19,40 @@ use crate::wire::opcode::Role;
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-/// Points whose copies are told apart; files beyond are counted as the last.
+/// Capture points whose copies are told apart (a bit each); more are refused, not folded.
 pub const MAX_POINTS: usize = 16;
 /// Packets remembered at once, however long the bound: memory stays bounded (about 40 MB).
 const MAX_REMEMBERED: usize = 1 << 18;
 /// Transmissions of one packet whose sightings are told apart, to say where one was lost.
 const TRACKED: usize = 3;
 
-/// One packet's identity across points: the flow, its PSN and its opcode.
+/// One packet's identity across points: the flow, its PSN, its opcode and its payload
+/// length; or, for a frame with no BTH (PFC, PAUSE), a hash of what tells it apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Identity {
-    key: FlowKey,
+    key: Option<FlowKey>,
     psn: u32,
     opcode: u8,
+    len: u32,
 }
 
 impl Identity {
-    pub fn new(key: &FlowKey, psn: u32, opcode: u8) -> Self {
+    pub fn new(key: &FlowKey, psn: u32, opcode: u8, len: u32) -> Self {
         Identity {
-            key: *key,
+            key: Some(*key),
             psn,
             opcode,
+            len,
+        }
+    }
+
+    /// A frame with no BTH, by a hash of its sender and contents.
+    pub fn frame(hash: u64) -> Self {
+        Identity {
+            key: None,
+            psn: hash as u32,
+            opcode: 0,
+            len: (hash >> 32) as u32,
         }
     }
 }
@@ -62,7 +76,7 @@ struct PointView {
     highest: u32,
 }
 
-/// Per pair of points, packets one saw and the other, further along, missed.
+/// Per pair of points, named by input, packets one saw and the other, further along, missed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PointPair {
     pub from: u16,
@@ -80,6 +94,8 @@ pub enum Observation {
 
 pub struct Points {
     points: usize,
+    /// Each input's point: the pieces of one capture are one point.
+    point_of: Vec<u16>,
     bound_ns: u64,
     recent: Map<Identity, Transmission>,
     order: VecDeque<(u64, Identity)>,
@@ -98,9 +114,11 @@ pub struct Points {
 }
 
 impl Points {
-    pub fn new(points: usize, bound_ns: u64, max_flows: usize) -> Self {
+    /// `point_of[f]` is input f's point, below `points` (at most [`MAX_POINTS`]).
+    pub fn new(points: usize, point_of: Vec<u16>, bound_ns: u64, max_flows: usize) -> Self {
         Points {
             points: points.min(MAX_POINTS),
+            point_of,
             bound_ns,
             recent: Map::default(),
             order: VecDeque::new(),
@@ -118,7 +136,28 @@ impl Points {
         self.points
     }
 
-    /// The points' order along the path: `order[i]` is the input at place i.
+    /// Input `file`'s point.
+    pub fn point_of(&self, file: u16) -> usize {
+        self.point_of
+            .get(usize::from(file))
+            .map_or(0, |&p| usize::from(p))
+            .min(self.points - 1)
+    }
+
+    /// The inputs of point `point`.
+    pub fn files_of(&self, point: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..self.point_of.len()).filter(move |&f| usize::from(self.point_of[f]) == point)
+    }
+
+    /// The first input of point `point`, which names it.
+    pub fn first_file_of(&self, point: usize) -> u16 {
+        self.point_of
+            .iter()
+            .position(|&p| usize::from(p) == point)
+            .map_or(point as u16, |f| f as u16)
+    }
+
+    /// The points' order along the path: `order[i]` is the point at place i.
     pub fn with_order(mut self, order: &[usize]) -> Self {
         let mut place = vec![usize::MAX; self.points];
         for (i, &point) in order.iter().enumerate() {
@@ -138,22 +177,19 @@ impl Points {
         Some(points)
     }
 
-    /// One packet with a BTH, at time `at` on the reference clock.
+    /// One packet, at time `at` on the reference clock.
     pub fn observe(
         &mut self,
-        key: &FlowKey,
-        psn: u32,
-        opcode: u8,
+        id: Identity,
         at: FrameRef,
         anomalies: &mut AnomalySink,
     ) -> Observation {
-        let point = usize::from(at.file).min(self.points - 1);
+        let point = self.point_of(at.file);
         let now = at.ts_ns.unwrap_or(0);
         self.expire(now, anomalies);
-        if key.role == Role::Request {
-            self.view(key, point as u16, psn);
+        if let Some(key) = id.key.filter(|k| k.role == Role::Request) {
+            self.view(&key, point as u16, id.psn);
         }
-        let id = Identity::new(key, psn, opcode);
         let entry = match self.recent.get_mut(&id) {
             Some(entry) => entry,
             None => {
@@ -236,9 +272,9 @@ impl Points {
         let Some(t) = self.recent.remove(&id) else {
             return;
         };
-        if id.key.role != Role::Request {
+        let Some(key) = id.key.filter(|k| k.role == Role::Request) else {
             return;
-        }
+        };
         for point in 0..self.points {
             // Fewer sights than transmissions: this point missed one of them. Which one is
             // told where the sightings of each transmission are known.
@@ -248,11 +284,13 @@ impl Points {
             let missed = (0..TRACKED.min(usize::from(t.sent)))
                 .find(|&k| t.seen_by[k] & (1 << point) == 0 && t.seen_by[k] != 0);
             let Some(k) = missed else { continue };
-            let Some(view) = self.views.get(&(id.key, point as u16)) else {
+            let Some(view) = self.views.get(&(key, point as u16)) else {
                 continue;
             };
             // The point saw this flow's packets on both sides of this one.
             if psn::diff(id.psn, view.first) > 0 && psn::diff(view.highest, id.psn) > 0 {
+                // Anomalies name files: the file that saw it last, and the missing point's
+                // first file.
                 let last = t.last[k];
                 let mut from = last.file;
                 if let Some(place) = &self.places {
@@ -270,22 +308,20 @@ impl Points {
                             continue;
                         }
                         // The nearest point that saw it along the path is where it was last.
-                        (Some(p), None) | (None, Some(p)) => from = p as u16,
+                        (Some(p), None) | (None, Some(p)) => from = self.first_file_of(p),
                         (None, None) => {}
                     }
                 }
-                let pair = PointPair {
-                    from,
-                    to: point as u16,
-                };
+                let to = self.first_file_of(point);
+                let pair = PointPair { from, to };
                 *self.lost_between.entry(pair).or_default() += 1;
                 anomalies.push(Anomaly {
                     at: last,
                     detail: AnomalyDetail::LostBetween {
-                        flow: id.key,
+                        flow: key,
                         psn: id.psn,
                         from,
-                        to: point as u16,
+                        to,
                     },
                 });
             }

@@ -6,11 +6,19 @@
 //! offset = (median forward + median reverse) / 2, as NTP does with a request and its reply.
 //! With packets in one direction only, the delay cannot be told from the offset and the
 //! median difference stands for the offset (`one_way`).
+//!
+//! Whether files are points at all is decided from data packets alone (requests and READ
+//! responses, matched by flow, PSN, opcode and payload length; see [`super::plan`]): a
+//! CNP's PSN is always 0, and a bare ACK repeats when a request is repeated, so either could
+//! match packets that are not the same transmission. Once files are known to be points,
+//! their ACKs are used too: they are often the only packets that travel the other way, and
+//! without them the path delay cannot be told from the offset. CNPs never are.
 
 use std::collections::{HashMap, VecDeque};
 
 use super::Identity;
 use crate::analyze::key::FlowKey;
+use crate::wire::opcode::Role;
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -30,6 +38,8 @@ pub enum Method {
     OneWay,
     /// No packet was seen at this point and a point linked to the reference.
     Unknown,
+    /// Given with `--offset FILE=DURATION`.
+    Manual,
 }
 
 impl Method {
@@ -39,6 +49,7 @@ impl Method {
             Method::TwoWay => "two_way",
             Method::OneWay => "one_way",
             Method::Unknown => "unknown",
+            Method::Manual => "manual",
         }
     }
 }
@@ -47,9 +58,73 @@ impl Method {
 #[derive(Debug, Clone, Default)]
 pub struct PairSamples {
     /// `ts_hi − ts_lo` for packets whose source address sorts before their destination.
-    forward: Vec<i64>,
-    reverse: Vec<i64>,
+    pub(super) forward: Vec<i64>,
+    pub(super) reverse: Vec<i64>,
+    /// Every match, beyond the samples kept.
+    pub(super) matches: u64,
+    /// The first connection matched, and whether another one was.
+    first_flow: Option<FlowKey>,
+    pub(super) several_flows: bool,
 }
+
+impl PairSamples {
+    fn push(&mut self, key: &FlowKey, d: i64, data: bool) {
+        if data {
+            self.matches += 1;
+            match self.first_flow {
+                None => self.first_flow = Some(*key),
+                Some(first) => self.several_flows |= first != *key,
+            }
+        }
+        let side = if key.src < key.dst {
+            &mut self.forward
+        } else {
+            &mut self.reverse
+        };
+        if side.len() < MAX_SAMPLES {
+            side.push(d);
+        }
+    }
+
+    /// Adds `other`'s samples, taken with the two points the other way round when `flip`.
+    pub(super) fn absorb(&mut self, other: &PairSamples, flip: bool) {
+        let sign = if flip { -1 } else { 1 };
+        for (mine, theirs) in [
+            (&mut self.forward, &other.forward),
+            (&mut self.reverse, &other.reverse),
+        ] {
+            let room = MAX_SAMPLES.saturating_sub(mine.len());
+            mine.extend(theirs.iter().take(room).map(|d| d * sign));
+        }
+        self.matches += other.matches;
+        self.several_flows |= other.several_flows;
+    }
+
+    /// The median of every difference, both ways.
+    pub(super) fn median_ns(&self) -> Option<i64> {
+        let mut all: Vec<i64> = self.forward.iter().chain(&self.reverse).copied().collect();
+        median(&mut all)
+    }
+
+    /// How far the differences stray from their median: the median absolute deviation,
+    /// the wider of the two directions (each direction has its own path delay).
+    pub(super) fn spread_ns(&self) -> u64 {
+        [&self.forward, &self.reverse]
+            .into_iter()
+            .filter_map(|side| {
+                let mut side = side.clone();
+                let m = median(&mut side)?;
+                let mut deviations: Vec<i64> = side.iter().map(|d| (d - m).abs()).collect();
+                median(&mut deviations)
+            })
+            .max()
+            .map_or(0, |d| d.unsigned_abs())
+    }
+}
+
+/// Other files a packet was matched at, beyond the first: enough to tell points apart
+/// without a bit per file, however many files there are.
+const MATCHED_FILES: usize = 3;
 
 #[derive(Debug, Clone, Copy)]
 struct Seen {
@@ -57,7 +132,9 @@ struct Seen {
     ts: u64,
     /// Seen twice at one point: a retransmission, which cannot be matched reliably.
     ambiguous: bool,
-    matched: u16,
+    /// The other files that saw it, and when: each pair of sightings is a sample.
+    matched: [(u16, u64); MATCHED_FILES],
+    matched_len: u8,
 }
 
 /// The estimate for one point, relative to the reference (the first input).
@@ -68,42 +145,78 @@ pub struct Offset {
     pub method: Method,
     /// Packets matched with the point the estimate came from.
     pub samples: u64,
+    /// The median absolute deviation of the matched packets' differences.
+    pub spread_ns: Option<u64>,
     /// The one-way delay from the lower-numbered point to this one for packets whose source
     /// sorts first, when both directions were seen: positive means that point is upstream.
     pub forward_delay_ns: Option<i64>,
 }
 
 pub struct SkewEstimator {
-    points: usize,
-    bound_ns: u64,
+    pub(super) files: usize,
+    pub(super) bound_ns: u64,
     seen: Map<Identity, Seen>,
     order: VecDeque<(u64, Identity)>,
-    pairs: Map<(u16, u16), PairSamples>,
+    pub(super) pairs: Map<(u16, u16), PairSamples>,
+    /// Each file's first and last data packet: pieces of one capture come one after the
+    /// other.
+    pub(super) first_ts: Vec<Option<u64>>,
+    pub(super) last_ts: Vec<Option<u64>>,
+    first_flow: Option<FlowKey>,
+    /// The inputs carry more than one connection between them.
+    pub(super) several_flows: bool,
 }
 
 impl SkewEstimator {
-    pub fn new(points: usize, bound_ns: u64) -> Self {
+    pub fn new(files: usize, bound_ns: u64) -> Self {
         SkewEstimator {
-            points,
+            files,
             bound_ns,
             seen: Map::default(),
             order: VecDeque::new(),
             pairs: Map::default(),
+            first_ts: vec![None; files],
+            last_ts: vec![None; files],
+            first_flow: None,
+            several_flows: false,
         }
     }
 
     /// True when every pair that has matched packets has enough of them both ways.
     pub fn satisfied(&self) -> bool {
-        self.points <= 1
-            || (self.pairs.len() + 1 >= self.points
+        self.files <= 1
+            || (self.pairs.len() + 1 >= self.files
                 && self
                     .pairs
                     .values()
                     .all(|p| p.forward.len() >= MAX_SAMPLES && p.reverse.len() >= MAX_SAMPLES))
     }
 
-    /// One packet, in raw timestamp order across the inputs.
-    pub fn observe(&mut self, file: u16, ts: u64, key: &FlowKey, id: Identity) {
+    /// Whether a packet is matched across points to tell them apart: a data packet, which
+    /// no other transmission repeats with the same PSN, opcode and length.
+    pub fn is_data(key: &FlowKey, opcode: u8) -> bool {
+        key.role == Role::Request
+            || (key.role == Role::Response && crate::wire::opcode::is_read_response(opcode))
+    }
+
+    /// One request or response (never a CNP), in raw timestamp order across the inputs;
+    /// `data` as [`Self::is_data`] says.
+    pub fn observe(&mut self, file: u16, ts: u64, key: &FlowKey, id: Identity, data: bool) {
+        if !matches!(key.role, Role::Request | Role::Response) {
+            return;
+        }
+        if data {
+            if let Some(first) = self.first_ts.get_mut(usize::from(file)) {
+                first.get_or_insert(ts);
+            }
+            if let Some(last) = self.last_ts.get_mut(usize::from(file)) {
+                *last = Some(last.map_or(ts, |l| l.max(ts)));
+            }
+            match self.first_flow {
+                None => self.first_flow = Some(*key),
+                Some(first) => self.several_flows |= first != *key,
+            }
+        }
         while let Some(&(old, old_id)) = self.order.front() {
             if ts.saturating_sub(old) <= self.bound_ns && self.order.len() < MAX_PENDING {
                 break;
@@ -119,97 +232,39 @@ impl SkewEstimator {
                         file,
                         ts,
                         ambiguous: false,
-                        matched: 1 << file.min(15),
+                        matched: [(0, 0); MATCHED_FILES],
+                        matched_len: 0,
                     },
                 );
                 self.order.push_back((ts, id));
             }
             Some(first) => {
-                let bit = 1u16 << file.min(15);
-                if first.file == file || first.matched & bit != 0 {
+                let matched = &first.matched[..usize::from(first.matched_len)];
+                if first.file == file || matched.iter().any(|&(f, _)| f == file) {
                     first.ambiguous = true;
                     return;
                 }
-                first.matched |= bit;
-                if first.ambiguous {
+                if first.ambiguous || usize::from(first.matched_len) == MATCHED_FILES {
                     return;
                 }
-                let (lo, hi, d) = if first.file < file {
-                    (first.file, file, ts as i64 - first.ts as i64)
-                } else {
-                    (file, first.file, first.ts as i64 - ts as i64)
-                };
-                let pair = self.pairs.entry((lo, hi)).or_default();
-                let side = if key.src < key.dst {
-                    &mut pair.forward
-                } else {
-                    &mut pair.reverse
-                };
-                if side.len() < MAX_SAMPLES {
-                    side.push(d);
-                }
-            }
-        }
-    }
-
-    /// Each point's offset from the reference (input 0), following pairs outward from it.
-    pub fn offsets(mut self) -> Vec<Offset> {
-        let mut out = vec![
-            Offset {
-                offset_ns: 0,
-                method: Method::Unknown,
-                samples: 0,
-                forward_delay_ns: None,
-            };
-            self.points
-        ];
-        if let Some(first) = out.first_mut() {
-            first.method = Method::Reference;
-        }
-        let mut estimates: Vec<((u16, u16), Offset)> = self
-            .pairs
-            .iter_mut()
-            .filter_map(|(&pair, samples)| Some((pair, estimate(samples)?)))
-            .collect();
-        estimates.sort_by_key(|&((lo, hi), e)| (lo, hi, std::cmp::Reverse(e.samples)));
-        // Breadth first from the reference, so each point takes the pair nearest to it.
-        let mut known = vec![false; self.points];
-        if let Some(k) = known.first_mut() {
-            *k = true;
-        }
-        loop {
-            let mut grew = false;
-            for &((lo, hi), e) in &estimates {
-                let (lo, hi) = (usize::from(lo), usize::from(hi));
-                if lo >= self.points || hi >= self.points {
-                    continue;
-                }
-                if known[lo] && !known[hi] {
-                    out[hi] = Offset {
-                        offset_ns: out[lo].offset_ns + e.offset_ns,
-                        ..e
+                let earlier =
+                    std::iter::once((first.file, first.ts)).chain(matched.iter().copied());
+                for (other, then) in earlier {
+                    let (lo, hi, d) = if other < file {
+                        (other, file, ts as i64 - then as i64)
+                    } else {
+                        (file, other, then as i64 - ts as i64)
                     };
-                    known[hi] = true;
-                    grew = true;
-                } else if known[hi] && !known[lo] {
-                    out[lo] = Offset {
-                        offset_ns: out[hi].offset_ns - e.offset_ns,
-                        forward_delay_ns: e.forward_delay_ns.map(|d| -d),
-                        ..e
-                    };
-                    known[lo] = true;
-                    grew = true;
+                    self.pairs.entry((lo, hi)).or_default().push(key, d, data);
                 }
-            }
-            if !grew {
-                break;
+                first.matched[usize::from(first.matched_len)] = (file, ts);
+                first.matched_len += 1;
             }
         }
-        out
     }
 }
 
-fn median(samples: &mut [i64]) -> Option<i64> {
+pub(super) fn median(samples: &mut [i64]) -> Option<i64> {
     if samples.is_empty() {
         return None;
     }
@@ -218,70 +273,23 @@ fn median(samples: &mut [i64]) -> Option<i64> {
     Some(*m)
 }
 
-fn estimate(samples: &mut PairSamples) -> Option<Offset> {
+pub(super) fn estimate(samples: &mut PairSamples) -> Option<Offset> {
     let count = (samples.forward.len() + samples.reverse.len()) as u64;
     match (median(&mut samples.forward), median(&mut samples.reverse)) {
         (Some(f), Some(r)) => Some(Offset {
             offset_ns: (f + r).div_euclid(2),
             method: Method::TwoWay,
             samples: count,
+            spread_ns: Some(samples.spread_ns()),
             forward_delay_ns: Some((f - r).div_euclid(2)),
         }),
         (Some(m), None) | (None, Some(m)) => Some(Offset {
             offset_ns: m,
             method: Method::OneWay,
             samples: count,
+            spread_ns: Some(samples.spread_ns()),
             forward_delay_ns: None,
         }),
         (None, None) => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dissect::Address;
-    use crate::wire::opcode::Role;
-
-    fn key(src: u8, dst: u8) -> FlowKey {
-        FlowKey {
-            src: Address::Lid(u16::from(src)),
-            dst: Address::Lid(u16::from(dst)),
-            dest_qp: 7,
-            role: Role::Request,
-        }
-    }
-
-    #[test]
-    fn two_way_traffic_cancels_the_path_delay() {
-        // Point 1's clock is 1 ms ahead; the path from 0 to 1 takes 3 us for packets from
-        // host 1 to host 2, and 1 to 0 takes 3 us the other way.
-        let mut est = SkewEstimator::new(2, 100_000_000);
-        for i in 0..100u64 {
-            let t = i * 10_000;
-            let fwd = key(1, 2);
-            let id = Identity::new(&fwd, i as u32, 4);
-            est.observe(0, t, &fwd, id);
-            est.observe(1, t + 1_000_000 + 3_000, &fwd, id);
-            let rev = key(2, 1);
-            let id = Identity::new(&rev, i as u32, 17);
-            est.observe(1, t + 1_000_000 + 5_000, &rev, id);
-            est.observe(0, t + 8_000, &rev, id);
-        }
-        let offsets = est.offsets();
-        assert_eq!(offsets[1].offset_ns, 1_000_000);
-        assert_eq!(offsets[1].method, Method::TwoWay);
-        assert_eq!(offsets[1].forward_delay_ns, Some(3_000));
-    }
-
-    #[test]
-    fn a_retransmitted_psn_is_not_matched() {
-        let mut est = SkewEstimator::new(2, 100_000_000);
-        let k = key(1, 2);
-        let id = Identity::new(&k, 5, 4);
-        est.observe(0, 0, &k, id);
-        est.observe(0, 500, &k, id);
-        est.observe(1, 50, &k, id);
-        assert_eq!(est.offsets()[1].method, Method::Unknown);
     }
 }
