@@ -315,3 +315,23 @@ fn the_ibdump_capture_has_no_psn_gap_and_its_loss_is_the_acknowledged_skips() {
     }
     assert_eq!(sum, missed);
 }
+
+/// The history letter of a gap follows its fate: `M` when the responder acknowledged the
+/// PSNs (missed by the capture, as in missed_30pct, which lost nothing), `G` while nothing
+/// shows it delivered (unconfirmed_tail's last gap).
+#[test]
+fn history_letters_tell_capture_misses_from_gaps() {
+    let history = |file: &str| -> String {
+        let report = analyze(&format!("fixtures/capture_truth/{file}"));
+        report["connections"][0]["history"]
+            .as_str()
+            .expect("history")
+            .to_string()
+    };
+    let missed = history("missed_30pct.pcap");
+    assert!(missed.contains('M'), "{missed}");
+    assert!(!missed.to_ascii_lowercase().contains('g'), "{missed}");
+    let tail = history("unconfirmed_tail.pcap");
+    assert!(tail.to_ascii_lowercase().contains('g'), "{tail}");
+    assert!(!tail.to_ascii_lowercase().contains('m'), "{tail}");
+}

@@ -15,8 +15,10 @@ pub enum HistoryEvent {
     /// A request sent for the first time.
     #[default]
     Data = b'd',
-    /// A request past a PSN gap.
+    /// A request past a PSN gap: lost, or not known yet.
     Gap = b'g',
+    /// A request past a PSN gap that the responder acknowledged: the capture missed it.
+    CaptureMissed = b'm',
     /// A request sent again.
     Retransmission = b't',
     GoBackN = b'b',
@@ -87,6 +89,19 @@ impl History {
             self.into |= 1 << len;
         }
         self.len += 1;
+    }
+
+    /// The gap seen at `clock` turned out missed by the capture, not lost: the letter
+    /// should not send the reader looking for a network problem. A gap folded into the one
+    /// before it keeps that one's letter.
+    pub fn gap_was_missed(&mut self, clock: u64) {
+        let len = usize::from(self.len);
+        if let Some(i) = (0..len)
+            .rev()
+            .find(|&i| self.clocks[i] == clock && self.events[i] == HistoryEvent::Gap)
+        {
+            self.events[i] = HistoryEvent::CaptureMissed;
+        }
     }
 
     /// The events as (time, event, belongs to the direction into this end).

@@ -21,7 +21,7 @@ pub use series::Series;
 use timeline::Event;
 pub use timeline::{Bucket, Timeline};
 
-use super::capture_loss::{Counts as CaptureCounts, Decided};
+use super::capture_loss::{Counts as CaptureCounts, Decided, MissedWhat};
 use super::flows::FlowHint;
 use super::key::{FlowKey, FrameRef, PmtuSource, SeqDetail, Transport, Verdict, is_legal_pmtu};
 use super::psn;
@@ -349,9 +349,17 @@ impl ConnectionTable {
         });
         let hint = end.flow_hints[0];
         for decided in end.req.capture.decided.drain(..) {
-            if let Decided::Lost(run) = decided {
-                end.req.psn_gaps += 1;
-                end.req.missing_psns += run.missing();
+            match decided {
+                Decided::Lost(run) => {
+                    end.req.psn_gaps += 1;
+                    end.req.missing_psns += run.missing();
+                }
+                Decided::Missed {
+                    at,
+                    what: MissedWhat::Requests,
+                    ..
+                } => end.history.gap_was_missed(clock_of(at)),
+                Decided::Missed { .. } => {}
             }
             if let Some(flow) = flow {
                 self.decided.push((flow, hint, decided));
