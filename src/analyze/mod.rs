@@ -430,7 +430,10 @@ impl Analyzer {
             self.first_ts = Some(self.first_ts.map_or(ts, |t| t.min(ts)));
             self.last_ts = Some(self.last_ts.map_or(ts, |t| t.max(ts)));
         }
-        let key = FlowKey::of(pkt).map(|key| self.hosts.key(pkt, key));
+        let key = FlowKey::of(pkt).map(|mut key| {
+            self.hosts.rekey(pkt, &mut key);
+            key
+        });
         if self.points.is_some() && self.is_copy(pkt, key, at) {
             return;
         }

@@ -214,8 +214,8 @@ fn select_connection(
         PREPARE,
         &PacketFilter::default(),
         |file, pkt| {
-            if let Some(key) = FlowKey::of(pkt) {
-                let key = hosts.key(pkt, key);
+            if let Some(mut key) = FlowKey::of(pkt) {
+                hosts.rekey(pkt, &mut key);
                 table.observe(pkt, &key, FrameRef::of(file, pkt));
             }
             Ok(ControlFlow::Continue(()))
