@@ -21,8 +21,9 @@ pub struct Causes {
     /// The sum of the episodes' waits: the time retransmissions cost this direction.
     pub wait_ns: u64,
     /// The shortest wait before a timeout retransmission: the ACK timeout itself, when
-    /// later retries back off.
-    pub timeout_min_ns: Option<u64>,
+    /// later retries back off. 0 before the first (a timeout waits at least
+    /// [`TIMEOUT_FLOOR_NS`]); not an `Option`, which would cost every end 8 bytes.
+    pub timeout_min_ns: u64,
     /// The most timeout retransmissions one PSN took in a row.
     pub max_retries: u32,
     /// Retries of one PSN whose wait doubled the previous retry's (about: 1.5 to 2.5
@@ -38,8 +39,8 @@ pub struct Causes {
     retry_psn: u32,
     retries: u32,
     last_wait_ns: u64,
-    /// The NAK the last single retransmission answered: it is no later one's cause.
-    answered_nak: Option<FrameRef>,
+    /// The NAK the last episode answered, as [`nak_key`]: it is no later one's cause.
+    answered_nak: u64,
 }
 
 impl Causes {
@@ -63,9 +64,9 @@ impl Causes {
         self.current = None;
     }
 
-    /// Whether a NAK already answered by a single retransmission.
+    /// Whether the NAK at `at` was answered already.
     pub fn answered(&self, at: FrameRef) -> bool {
-        self.answered_nak == Some(at)
+        self.answered_nak == nak_key(at)
     }
 
     /// A retransmission that goes on with the episode in progress: the next PSNs of a
@@ -80,8 +81,8 @@ impl Causes {
         let waited = episode.waited_ns.unwrap_or(0);
         self.wait_ns = self.wait_ns.saturating_add(waited);
         self.current = Some(episode.cause);
-        if nak.is_some() {
-            self.answered_nak = nak;
+        if let Some(at) = nak {
+            self.answered_nak = nak_key(at);
         }
         match episode.cause {
             Cause::Timeout => {
@@ -102,9 +103,8 @@ impl Causes {
                 }
                 self.last_wait_ns = waited;
                 self.max_retries = self.max_retries.max(self.retries);
-                if episode.waited_ns.is_some() {
-                    self.timeout_min_ns =
-                        Some(self.timeout_min_ns.map_or(waited, |m| m.min(waited)));
+                if waited > 0 && (self.timeout_min_ns == 0 || waited < self.timeout_min_ns) {
+                    self.timeout_min_ns = waited;
                 }
             }
             Cause::Rnr => {
@@ -129,10 +129,16 @@ impl Causes {
         if self.count(Cause::Timeout) < 2 {
             return None;
         }
-        let shortest = self.timeout_min_ns.filter(|&w| w > 0)?;
+        let shortest = Some(self.timeout_min_ns).filter(|&w| w > 0)?;
         let k = nearest_k(shortest);
         Some((ACK_TIMEOUT_UNIT_NS << k, k))
     }
+}
+
+/// A NAK's place as one word, never 0 (which means none): its input in the top 16 bits,
+/// its frame below, plus one.
+fn nak_key(at: FrameRef) -> u64 {
+    (u64::from(at.file) << 48 | (at.frame & ((1 << 48) - 1))).wrapping_add(1)
 }
 
 /// The k whose 4.096 µs × 2^k is nearest `ns` on a log scale, from 1 (k = 0 means no
