@@ -450,6 +450,7 @@ fn book(
                     depth: (-psn::diff(p, detail.previous)).max(0) as u32,
                     nak: detail.nak,
                     delay_ns,
+                    episode: detail.episode.unwrap_or_default(),
                 },
             });
         }

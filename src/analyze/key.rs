@@ -163,6 +163,47 @@ pub struct SeqDetail {
     pub previous_at: FrameRef,
     /// The NAK a go-back answers, when it was captured.
     pub nak: Option<FrameRef>,
+    /// The retransmission episode this request starts; `None` when it continues one (the
+    /// rest of a go-back) or is not a retransmission.
+    pub episode: Option<Episode>,
+}
+
+/// Why a request was sent again, as far as the capture shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Cause {
+    /// After a NAK: the responder saw a PSN missing and asked for it.
+    Nak,
+    /// After an RNR NAK: the responder had no receive buffer, and asked for a pause.
+    Rnr,
+    /// No NAK seen, after a silence long enough for the sender's ACK timer to expire.
+    Timeout,
+    /// No NAK seen and no such silence: the cause went where the capture does not see,
+    /// such as a NAK on another path.
+    #[default]
+    Implied,
+}
+
+impl Cause {
+    pub const ALL: [Cause; 4] = [Cause::Nak, Cause::Rnr, Cause::Timeout, Cause::Implied];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::Nak => "nak",
+            Cause::Rnr => "rnr",
+            Cause::Timeout => "timeout",
+            Cause::Implied => "implied",
+        }
+    }
+}
+
+/// One retransmission episode (a go-back, or a single retransmission): its cause, how long
+/// the sender waited, and for an RNR NAK the timer code it asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Episode {
+    pub cause: Cause,
+    /// From the NAK, or else from the last transmission of the PSN sent again.
+    pub waited_ns: Option<u64>,
+    pub rnr_timer: Option<u8>,
 }
 
 /// What one request packet turned out to be.

@@ -148,6 +148,8 @@ pub enum AnomalyDetail {
         nak: Option<FrameRef>,
         /// From the NAK, or else from the packet before the jump, to the retransmission.
         delay_ns: Option<u64>,
+        /// Its cause, and how long the sender waited.
+        episode: key::Episode,
     },
     Nak {
         flow: FlowKey,

@@ -8,8 +8,9 @@ use comfy_table::Cell;
 
 use super::analyze_text::{Style, flagged, number, table};
 use crate::analyze::connections::PairedBy;
+use crate::analyze::key::Cause;
 use crate::report::Report;
-use crate::report::connections::Connection;
+use crate::report::connections::{Connection, Direction};
 
 /// Connections listed; the JSON has them all.
 const SHOWN: usize = 40;
@@ -92,10 +93,7 @@ pub fn render(out: &mut String, report: &Report<'_>, style: Style) {
             number(ab.messages() + ba.messages()),
             Cell::new(goodput).set_alignment(comfy_table::CellAlignment::Right),
             Cell::new(rtt).set_alignment(comfy_table::CellAlignment::Right),
-            flagged(
-                u64::from(ab.req.retransmitted) + u64::from(ba.req.retransmitted),
-                style,
-            ),
+            retx(ab, ba, style),
             flagged(
                 u64::from(ab.req.go_back_n) + u64::from(ba.req.go_back_n),
                 style,
@@ -112,6 +110,31 @@ pub fn render(out: &mut String, report: &Report<'_>, style: Style) {
             "  ... {} more connections not shown (see --json)",
             all.len() - SHOWN
         );
+    }
+}
+
+/// Retransmission episodes of both directions with their causes: `3 (2 nak, 1 timeout)`,
+/// or `2 timeout` when they share one, or `0`.
+fn retx(ab: Direction<'_>, ba: Direction<'_>, style: Style) -> Cell {
+    let total = ab.retransmission_episodes() + ba.retransmission_episodes();
+    let causes: Vec<(u32, &str)> = Cause::ALL
+        .into_iter()
+        .map(|c| (ab.retransmissions(c) + ba.retransmissions(c), c.name()))
+        .filter(|&(n, _)| n > 0)
+        .collect();
+    let text = match causes.as_slice() {
+        [] => return flagged(0u64, style),
+        [(n, cause)] => format!("{n} {cause}"),
+        several => {
+            let parts: Vec<String> = several.iter().map(|(n, c)| format!("{n} {c}")).collect();
+            format!("{total} ({})", parts.join(", "))
+        }
+    };
+    let cell = Cell::new(text).set_alignment(comfy_table::CellAlignment::Right);
+    if style.color {
+        cell.fg(comfy_table::Color::Red)
+    } else {
+        cell
     }
 }
 

@@ -444,6 +444,7 @@ pub(super) fn describe(detail: &AnomalyDetail, files: &[String]) -> String {
             depth,
             nak,
             delay_ns,
+            ..
         } => {
             let delay = match (delay_ns, nak) {
                 (Some(d), Some(n)) => format!(", {} us after NAK (frame {})", d / 1000, n.frame),

@@ -33,6 +33,14 @@ pub enum Details<'a> {
         /// `nak`, or `previous_packet` when no NAK was captured.
         #[serde(skip_serializing_if = "Option::is_none")]
         delay_from: Option<&'static str>,
+        /// nak, rnr, timeout or implied.
+        cause: &'static str,
+        /// From the NAK that asked for it, or else from the last transmission of the PSN
+        /// sent again.
+        waited_ns: Option<u64>,
+        /// For an RNR NAK's go-back: the wait it asked for (IBA table 45).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rnr_timer_ns: Option<u64>,
     },
     Nak {
         #[serde(flatten)]
@@ -157,6 +165,7 @@ impl<'a> AnomalyRow<'a> {
                 depth,
                 nak,
                 delay_ns,
+                episode,
             } => Details::GoBackN {
                 flow: FlowId::new(flow),
                 from_psn: *from_psn,
@@ -171,6 +180,9 @@ impl<'a> AnomalyRow<'a> {
                         "previous_packet"
                     }
                 }),
+                cause: episode.cause.name(),
+                waited_ns: episode.waited_ns,
+                rnr_timer_ns: episode.rnr_timer.map(crate::wire::aeth::rnr_timer_ns),
             },
             AnomalyDetail::Nak { flow, psn, code } => Details::Nak {
                 flow: FlowId::new(flow),

@@ -10,7 +10,7 @@ use crate::analyze::connections::{
     ConnectionTable, End, History, HistoryEvent, NAK_CODES, OPS, PairedBy, Requests, Responses,
     State,
 };
-use crate::analyze::key::{FrameRef, Transport, legal_pmtu_at_least};
+use crate::analyze::key::{Cause, FrameRef, Transport, legal_pmtu_at_least};
 use crate::analyze::sketch::Sketch;
 use crate::dissect::Address;
 
@@ -230,6 +230,82 @@ impl<'a> Direction<'a> {
     pub fn capture_loss(&self) -> crate::analyze::capture_loss::Counts {
         self.req.capture.counts
     }
+
+    /// Retransmission episodes (go-backs and single retransmissions) of one cause.
+    pub fn retransmissions(&self, cause: Cause) -> u32 {
+        self.req.causes.count(cause)
+    }
+
+    /// Retransmission episodes, all causes together.
+    pub fn retransmission_episodes(&self) -> u32 {
+        self.req.causes.total()
+    }
+
+    /// The time retransmissions cost this direction: the sum of the episodes' waits.
+    pub fn retx_wait_ns(&self) -> u64 {
+        self.req.causes.wait_ns
+    }
+
+    /// What the timeouts show of the sender's ACK timer; none without a timeout.
+    pub fn timeout(&self) -> Option<Timeouts> {
+        let c = &self.req.causes;
+        let count = c.count(Cause::Timeout);
+        (count > 0).then(|| {
+            let inferred = c.inferred_timeout();
+            Timeouts {
+                count,
+                inferred_timeout_ns: inferred.map(|(ns, _)| ns),
+                k: inferred.map(|(_, k)| k),
+                backoff: c.backoff(),
+                max_retries: c.max_retries,
+            }
+        })
+    }
+
+    /// The retries after RNR NAKs: what the NAKs asked for and what the sender waited.
+    pub fn rnr_retries(&self) -> Option<RnrRetries> {
+        let c = &self.req.causes;
+        let count = c.count(Cause::Rnr);
+        (count > 0).then_some(RnrRetries {
+            count,
+            asked_ns: c.rnr_asked_ns,
+            waited_ns: c.rnr_waited_ns,
+        })
+    }
+}
+
+/// A direction's timeout retransmissions, as the JSON `timeout` object gives them.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Timeouts {
+    pub count: u32,
+    /// 4.096 µs × 2^k for the k nearest the shortest wait; from two timeouts or more.
+    pub inferred_timeout_ns: Option<u64>,
+    pub k: Option<u8>,
+    /// Whether a PSN's repeated waits doubled; null when no PSN timed out twice.
+    pub backoff: Option<bool>,
+    /// The most timeouts one PSN took in a row.
+    pub max_retries: u32,
+}
+
+/// A direction's retries after RNR NAKs, sums over them.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RnrRetries {
+    pub count: u32,
+    pub asked_ns: u64,
+    pub waited_ns: u64,
+}
+
+/// Episodes by cause, every cause named.
+struct ByCause<'a>(&'a Direction<'a>);
+
+impl Serialize for ByCause<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(Cause::ALL.len()))?;
+        for cause in Cause::ALL {
+            map.serialize_entry(cause.name(), &self.0.retransmissions(cause))?;
+        }
+        map.end()
+    }
 }
 
 /// A distribution as the report gives it: `{samples, min, p50, p99, max}`, or fewer keys
@@ -331,6 +407,10 @@ impl Serialize for Direction<'_> {
         map.serialize_entry("naks", &Counts(&r.naks, &NAK_CODES))?;
         map.serialize_entry("rnr_naks", &r.rnr_naks)?;
         map.serialize_entry("nak_to_retx_ns", &self.nak_to_retx())?;
+        map.serialize_entry("retransmissions_by_cause", &ByCause(self))?;
+        map.serialize_entry("retx_wait_ns", &self.retx_wait_ns())?;
+        map.serialize_entry("timeout", &self.timeout())?;
+        map.serialize_entry("rnr_retries", &self.rnr_retries())?;
         map.serialize_entry("max_outstanding_psns", &q.max_outstanding_psns)?;
         map.serialize_entry("ecn_ce", &q.ecn_ce)?;
         map.serialize_entry("fecn", &self.fecn())?;

@@ -131,6 +131,11 @@ pub fn rnr_timer_us(timer: u8) -> u32 {
     }
 }
 
+/// [`rnr_timer_us`] in nanoseconds, the unit the analysis measures waits in.
+pub fn rnr_timer_ns(timer: u8) -> u64 {
+    u64::from(rnr_timer_us(timer)) * 1000
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

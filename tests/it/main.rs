@@ -5,6 +5,7 @@ mod layers;
 
 mod capture_loss;
 mod capture_truth_hosts;
+mod causes;
 mod cli;
 mod connections;
 mod expected_fixtures;

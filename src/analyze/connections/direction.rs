@@ -3,9 +3,10 @@
 //! ([`Responses`]). `a_to_b` is B's `Requests` with A's `Responses`.
 
 use super::super::capture_loss::CaptureLoss;
-use super::super::key::{FrameRef, SeqDetail, Verdict};
+use super::super::key::{Cause, Episode, FrameRef, SeqDetail, Verdict};
 use super::super::psn;
 use super::super::sketch::Sketch;
+use super::causes::{Causes, TIMEOUT_FLOOR_NS};
 
 /// Idle gaps longer than this do not count as active time for goodput.
 pub const IDLE_NS: u64 = 1_000_000;
@@ -83,6 +84,8 @@ pub struct Requests {
     pub go_back_n: u32,
     pub go_back_0: u32,
     pub nak_to_retx: Sketch,
+    /// The retransmission episodes by cause, and what they cost.
+    pub causes: Causes,
     pub max_outstanding_psns: u32,
     pub ecn_ce: u32,
     pub fecn: u32,
@@ -148,6 +151,8 @@ pub struct Nak {
     /// A PSN sequence error: the responder expected `psn`, and the requester must resend
     /// from it.
     pub sequence: bool,
+    /// An RNR NAK's timer code (IBA table 45).
+    pub timer: u8,
 }
 
 pub fn op_index(opcode: u8) -> usize {
@@ -241,6 +246,7 @@ impl Requests {
             _ => (seq.next_hi, seq.previous, seq.previous_at),
         };
         let mut missing = 0u64;
+        let mut episode = None;
         let verdict = if !seq.started {
             seq.started = true;
             seq.first_psn = p;
@@ -277,6 +283,7 @@ impl Requests {
         };
         match verdict {
             Verdict::New | Verdict::Gap => {
+                self.causes.new_request();
                 if missing > 0 {
                     // Counted as a gap only once the sender is seen repairing it.
                     let acked_to = self.seq.acked_to;
@@ -291,6 +298,7 @@ impl Requests {
                 self.remember(r);
             }
             Verdict::Retransmitted | Verdict::GoBackN | Verdict::GoBack0 => {
+                episode = self.episode(verdict, p, ts, nak);
                 self.retransmitted += 1;
                 self.capture
                     .retransmitted(p, verdict != Verdict::Retransmitted);
@@ -306,7 +314,7 @@ impl Requests {
                 {
                     self.nak_to_retx.add(now - then);
                 }
-                self.mark_retransmitted(p);
+                self.mark_retransmitted(p, ts);
             }
         }
         self.count_message(r);
@@ -329,6 +337,7 @@ impl Requests {
                 nak: nak
                     .filter(|n| answered && !n.rnr && psn::diff(n.psn, p) >= 0)
                     .map(|n| n.at),
+                episode,
             };
         }
         verdict
@@ -392,13 +401,72 @@ impl Requests {
         self.ring_len += 1;
     }
 
-    fn mark_retransmitted(&mut self, p: u32) {
+    /// Marks PSN `p` sent again at `ts`: a retransmitted request gives no RTT sample, so
+    /// its time becomes that of its last transmission, which a later timeout waits from.
+    fn mark_retransmitted(&mut self, p: u32, ts: Option<u64>) {
         for i in 0..usize::from(self.ring_len) {
             let slot = (usize::from(self.ring_head) + i) % OUTSTANDING;
             if self.ring[slot].psn == p {
                 self.ring[slot].retransmitted = true;
+                if let Some(ts) = ts {
+                    self.ring[slot].ts = ts;
+                }
             }
         }
+    }
+
+    /// When PSN `p` was last sent, if it is still remembered as outstanding.
+    fn last_sent(&self, p: u32) -> Option<u64> {
+        (0..usize::from(self.ring_len))
+            .map(|i| &self.ring[(usize::from(self.ring_head) + i) % OUTSTANDING])
+            .find(|o| psn::diff(p, o.psn) >= 0 && psn::diff(o.end, p) >= 0)
+            .map(|o| o.ts)
+    }
+
+    /// Classifies and books the retransmission episode request `p` starts at `ts`, if it
+    /// starts one: a go-back always does, a single retransmission unless it goes on with
+    /// the one before. Called before `seq.previous` moves to `p`.
+    fn episode(
+        &mut self,
+        verdict: Verdict,
+        p: u32,
+        ts: Option<u64>,
+        nak: Option<Nak>,
+    ) -> Option<Episode> {
+        let single = verdict == Verdict::Retransmitted;
+        if self.causes.continues(single, p, self.seq.previous) {
+            return None;
+        }
+        // A go-back consumes the NAK it answers (the table forgets it); a single
+        // retransmission leaves it, so a later one must not answer it again.
+        let nak = nak
+            .filter(|n| psn::diff(n.psn, p) >= 0)
+            .filter(|n| !(single && self.causes.answered(n.at)));
+        let last_request = self.seq.previous_at.ts_ns;
+        let (cause, since) = match nak {
+            Some(n) => (if n.rnr { Cause::Rnr } else { Cause::Nak }, n.at.ts_ns),
+            None => {
+                let silence = ts
+                    .zip(last_request)
+                    .map(|(now, then)| now.saturating_sub(then));
+                let cause = if silence.is_some_and(|s| s >= TIMEOUT_FLOOR_NS) {
+                    Cause::Timeout
+                } else {
+                    Cause::Implied
+                };
+                (cause, self.last_sent(p).or(last_request))
+            }
+        };
+        let episode = Episode {
+            cause,
+            waited_ns: ts
+                .zip(since)
+                .filter(|(now, then)| now >= then)
+                .map(|(now, then)| now - then),
+            rnr_timer: nak.filter(|n| n.rnr).map(|n| n.timer),
+        };
+        self.causes.book(episode, p, nak.map(|n| n.at));
+        Some(episode)
     }
 
     fn pop(&mut self) {
@@ -511,16 +579,18 @@ impl Responses {
             at,
             rnr: false,
             sequence: code_index == 0,
+            timer: 0,
         });
     }
 
-    pub fn rnr(&mut self, psn: u32, at: FrameRef) {
+    pub fn rnr(&mut self, psn: u32, at: FrameRef, timer: u8) {
         self.rnr_naks += 1;
         self.last_nak = Some(Nak {
             psn,
             at,
             rnr: true,
             sequence: false,
+            timer,
         });
     }
 

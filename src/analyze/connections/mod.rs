@@ -3,6 +3,7 @@
 //! (its address, its QPN, the peer's address). Requests carry only the destination QPN, so
 //! the two ends are paired from the CM exchange or, failing that, from the responses.
 
+pub mod causes;
 mod direction;
 pub mod history;
 mod index;
@@ -23,7 +24,9 @@ pub use timeline::{Bucket, Timeline};
 
 use super::capture_loss::{Counts as CaptureCounts, Decided, MissedWhat};
 use super::flows::FlowHint;
-use super::key::{FlowKey, FrameRef, PmtuSource, SeqDetail, Transport, Verdict, is_legal_pmtu};
+use super::key::{
+    Cause, FlowKey, FrameRef, PmtuSource, SeqDetail, Transport, Verdict, is_legal_pmtu,
+};
 use super::psn;
 use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
@@ -476,6 +479,7 @@ impl ConnectionTable {
                 let mark = match verdict {
                     Verdict::New => Mark::New,
                     Verdict::Gap => Mark::Gap,
+                    _ if end.req.causes.current() == Some(Cause::Timeout) => Mark::RetxTimeout,
                     _ => Mark::Retransmitted,
                 };
                 sequence.push_with(ts, bth.psn(), at.frame, mark, payload, None);
@@ -554,10 +558,10 @@ impl ConnectionTable {
                     end.rsp.nak(nak_index(code), p, at);
                     end.history.push(HistoryEvent::Nak, out, clock_of(at));
                 }
-                Syndrome::RnrNak { .. } => {
+                Syndrome::RnrNak { timer } => {
                     nak = true;
                     mark = Mark::RnrNak;
-                    end.rsp.rnr(p, at);
+                    end.rsp.rnr(p, at, timer);
                     end.history.push(HistoryEvent::RnrNak, out, clock_of(at));
                 }
                 _ => {}

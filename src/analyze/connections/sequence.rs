@@ -19,6 +19,8 @@ pub const MAX_POINTS: usize = 4096;
 pub enum Mark {
     New,
     Retransmitted,
+    /// Retransmitted after the sender's ACK timer expired: no NAK asked for it.
+    RetxTimeout,
     /// The responder's cumulative acknowledgement: everything before `psn + 1`.
     Ack,
     Nak,
@@ -30,9 +32,10 @@ pub enum Mark {
 }
 
 impl Mark {
-    pub const ALL: [Mark; 8] = [
+    pub const ALL: [Mark; 9] = [
         Mark::New,
         Mark::Retransmitted,
+        Mark::RetxTimeout,
         Mark::Ack,
         Mark::Nak,
         Mark::RnrNak,
@@ -45,6 +48,7 @@ impl Mark {
         match self {
             Mark::New => "new",
             Mark::Retransmitted => "retransmitted",
+            Mark::RetxTimeout => "retransmitted_timeout",
             Mark::Ack => "ack",
             Mark::Nak => "nak",
             Mark::RnrNak => "rnr_nak",

@@ -264,6 +264,7 @@ pub fn mark_shape(shape: &str, color: &str, x: i32, y: i32, r: i32) -> Markup {
         @match shape {
             "ring" => circle cx=(x) cy=(y) r=(r) fill="none" stroke=(color) stroke-width="1.5" {},
             "square" => rect x=(x - r) y=(y - r) width=(2 * r) height=(2 * r) fill=(color) {},
+            "box" => rect x=(x - r) y=(y - r) width=(2 * r) height=(2 * r) fill="none" stroke=(color) stroke-width="2" {},
             "diamond" => path d=(format!("M{} {}l{r} {r}l-{r} {r}l-{r} -{r}z", x, y - r)) fill=(color) {},
             "triangle" => path d=(format!("M{} {}l{r} {}h-{}z", x, y - r, 2 * r, 2 * r)) fill=(color) {},
             "cross" => path d=(format!("M{} {}l{} {}m0 -{}l-{} {}", x - r, y - r, 2 * r, 2 * r, 2 * r, 2 * r, 2 * r)) stroke=(color) stroke-width="2" {},

@@ -23,6 +23,7 @@ pub fn of_mark(mark: Mark) -> RGBColor {
     match mark {
         Mark::New => BLUE,
         Mark::Retransmitted => VERMILLION,
+        Mark::RetxTimeout => BLACK,
         Mark::Ack => GREEN,
         Mark::Nak => BLACK,
         Mark::RnrNak => PURPLE,

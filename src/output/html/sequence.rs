@@ -9,11 +9,13 @@ use super::chart::{self, Frame, Key, Line};
 use super::{overlap, palette};
 use crate::analyze::connections::sequence::{Mark, Point, TimeSequence};
 
-/// The shape each mark is drawn with; NAK and gap share black, so their shapes differ.
+/// The shape each mark is drawn with; NAK, gap and a retransmission after a timeout share
+/// black, so their shapes differ, and the two kinds of retransmission differ in both.
 pub fn shape(mark: Mark) -> &'static str {
     match mark {
         Mark::New => "dot",
         Mark::Retransmitted => "square",
+        Mark::RetxTimeout => "box",
         Mark::Ack => "dot",
         Mark::Nak => "cross",
         Mark::RnrNak => "triangle",
@@ -26,7 +28,7 @@ pub fn shape(mark: Mark) -> &'static str {
 fn radius(mark: Mark) -> i32 {
     match mark {
         Mark::New | Mark::Ack => 2,
-        Mark::Gap => 6,
+        Mark::Gap | Mark::RetxTimeout => 6,
         _ => 4,
     }
 }
@@ -35,6 +37,7 @@ fn label(mark: Mark) -> &'static str {
     match mark {
         Mark::New => "new request",
         Mark::Retransmitted => "retransmitted",
+        Mark::RetxTimeout => "retransmitted after timeout",
         Mark::Ack => "cumulative ACK",
         Mark::Nak => "NAK",
         Mark::RnrNak => "RNR NAK",

@@ -2,13 +2,13 @@
 //! --json` says of both, and one per UD or RD flow, which has no connection.
 
 use crate::analyze::connections::{NAK_CODES, OPS};
-use crate::analyze::key::Transport;
+use crate::analyze::key::{Cause, Transport};
 use crate::dissect::Address;
 use crate::report::connections::{ConnectionRow, Direction, Summary};
 use crate::report::flows::FlowRow;
 
 use super::columns::ColumnType;
-use super::rows::{RowColumn, RowSchema, int, list, shown, text};
+use super::rows::{RowColumn, RowSchema, column, int, list, shown, text};
 
 /// One row of the dataset.
 pub enum ConnectionRecord<'a> {
@@ -440,6 +440,59 @@ pub fn connection_schema<'a>() -> RowSchema<ConnectionRecord<'a>> {
         true,
         |d| d.nak_to_retx(),
     );
+    for cause in Cause::ALL {
+        c.push(direction_int(
+            &format!("retransmissions_by_cause_{}", cause.name()),
+            &format!("retransmission episodes caused by: {}", cause.name()),
+            move |d| d.retransmissions(cause),
+        ));
+    }
+    c.extend([
+        direction_int(
+            "retx_wait_ns",
+            "the sum of the retransmission episodes' waits",
+            |d| d.retx_wait_ns(),
+        ),
+        direction_int("timeout_count", "retransmissions after a timeout", |d| {
+            d.timeout().map(|t| t.count)
+        }),
+        direction_int(
+            "timeout_inferred_timeout_ns",
+            "the local ACK timeout the timeouts show: 4.096 us x 2^k",
+            |d| d.timeout().and_then(|t| t.inferred_timeout_ns),
+        ),
+        direction_int("timeout_k", "that timeout's k", |d| {
+            d.timeout().and_then(|t| t.k)
+        }),
+        column(
+            "timeout_backoff",
+            ColumnType::Bool,
+            "whether a PSN's repeated timeouts doubled their wait",
+            |r: &ConnectionRecord<'_>| {
+                r.direction()
+                    .and_then(|(_, d, _)| d.timeout())
+                    .and_then(|t| t.backoff)
+            },
+        ),
+        direction_int(
+            "timeout_max_retries",
+            "the most timeouts one PSN took in a row",
+            |d| d.timeout().map(|t| t.max_retries),
+        ),
+        direction_int("rnr_retries_count", "retries after an RNR NAK", |d| {
+            d.rnr_retries().map(|r| r.count)
+        }),
+        direction_int(
+            "rnr_retries_asked_ns",
+            "the waits the RNR NAKs asked for, summed",
+            |d| d.rnr_retries().map(|r| r.asked_ns),
+        ),
+        direction_int(
+            "rnr_retries_waited_ns",
+            "the waits before the retries after RNR NAKs, summed",
+            |d| d.rnr_retries().map(|r| r.waited_ns),
+        ),
+    ]);
     c.extend([
         direction_int(
             "max_outstanding_psns",

@@ -229,6 +229,30 @@ pub fn event_schema<'a>() -> RowSchema<EventRecord<'a>> {
                 _ => None,
             },
         ),
+        text(
+            "cause",
+            "go_back_n: nak, rnr, timeout or implied",
+            |r: &EventRecord<'_>| match r.details() {
+                Details::GoBackN { cause, .. } => Some(*cause),
+                _ => None,
+            },
+        ),
+        int(
+            "waited_ns",
+            "go_back_n: from its NAK, or else from the last transmission of the PSN sent again",
+            |r: &EventRecord<'_>| match r.details() {
+                Details::GoBackN { waited_ns, .. } => *waited_ns,
+                _ => None,
+            },
+        ),
+        int(
+            "rnr_timer_ns",
+            "go_back_n after an RNR NAK: the wait the NAK asked for",
+            |r: &EventRecord<'_>| match r.details() {
+                Details::GoBackN { rnr_timer_ns, .. } => *rnr_timer_ns,
+                _ => None,
+            },
+        ),
         int(
             "timer",
             "rnr_nak: the RNR timer code",

@@ -61,6 +61,12 @@ impl ToCell for u64 {
     }
 }
 
+impl ToCell for bool {
+    fn to_cell(&self) -> Cell<'_> {
+        Cell::Bool(*self)
+    }
+}
+
 impl ToCell for &str {
     fn to_cell(&self) -> Cell<'_> {
         Cell::Str(self)
