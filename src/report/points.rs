@@ -32,8 +32,10 @@ pub struct PointRow<'a> {
     /// Transmissions this point saw first, and copies of ones another point saw first.
     pub first_seen: u64,
     pub copies: u64,
-    /// With `--order`: transmissions points on both sides of this one saw and it missed.
+    /// Request transmissions this point's capture dropped: see [`Points::missed_by_capture`].
     pub missed_by_capture: u64,
+    /// What this point's capture missed of the requests it should have seen.
+    pub capture_loss: crate::analyze::capture_loss::Counts,
 }
 
 #[derive(Serialize)]
@@ -62,6 +64,11 @@ impl<'a> CapturePoints<'a> {
                     first_seen: points.first_seen.get(i).copied().unwrap_or(0),
                     copies: points.copies.get(i).copied().unwrap_or(0),
                     missed_by_capture: points.missed_by_capture.get(i).copied().unwrap_or(0),
+                    capture_loss: crate::analyze::capture_loss::Counts {
+                        seen: points.requests_seen.get(i).copied().unwrap_or(0),
+                        missed: points.missed_by_capture.get(i).copied().unwrap_or(0),
+                        unconfirmed: 0,
+                    },
                 }
             })
             .collect()

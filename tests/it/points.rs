@@ -258,21 +258,66 @@ fn qp_selects_the_whole_connection() {
 /// same packets seen at another point, whose clock is ahead (a byte-identical copy would be
 /// the same capture given twice, which is read once).
 fn shifted_copy(from: &std::path::Path, to: &std::path::Path, usec: u32) {
+    shifted_copy_without(from, to, usec, None);
+}
+
+/// `shifted_copy`, with record `drop` (numbered from 1) left out: a capture that dropped it.
+fn shifted_copy_without(
+    from: &std::path::Path,
+    to: &std::path::Path,
+    usec: u32,
+    drop: Option<usize>,
+) {
     let mut bytes = std::fs::read(from).expect("read");
     assert_eq!(
         bytes[..4],
         [0xd4, 0xc3, 0xb2, 0xa1],
         "a little-endian microsecond pcap"
     );
+    let mut out = bytes[..24].to_vec();
     let mut at = 24;
+    let mut frame = 0;
     while at + 16 <= bytes.len() {
+        frame += 1;
         let field = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
         let (secs, micros) = (field(&bytes, at), field(&bytes, at + 4) + usec);
         bytes[at..at + 4].copy_from_slice(&(secs + micros / 1_000_000).to_le_bytes());
         bytes[at + 4..at + 8].copy_from_slice(&(micros % 1_000_000).to_le_bytes());
-        at += 16 + field(&bytes, at + 8) as usize;
+        let end = at + 16 + field(&bytes, at + 8) as usize;
+        if drop != Some(frame) {
+            out.extend_from_slice(&bytes[at..end]);
+        }
+        at = end;
     }
-    std::fs::write(to, bytes).expect("write");
+    std::fs::write(to, out).expect("write");
+}
+
+/// A point whose capture dropped a request that was never sent again: the request was
+/// delivered, so that point's capture missed it, and nothing was lost between points.
+/// lost_ab_a's frame 11 is the WRITE of PSN 105, sent once (tshark lists PSN 105 in frames
+/// 11 and 12, the WRITE and its ACK; PSN 140 alone is sent again).
+#[test]
+fn a_request_one_point_dropped_and_never_resent_is_that_capture_s_miss() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let c = dir.path().join("lost_ab_c.pcap");
+    shifted_copy_without(
+        &root().join("fixtures/points/lost_ab_a.pcap"),
+        &c,
+        1,
+        Some(11),
+    );
+    let c = c.to_string_lossy().into_owned();
+    let a = "fixtures/points/lost_ab_a.pcap";
+    let b = "fixtures/points/lost_ab_b.pcap";
+    let out = rdmadump(&["analyze", "--json", a, b, &c]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let points = &got["capture_points"]["points"];
+    assert_eq!(int(&points[2]["missed_by_capture"]), 1);
+    assert_eq!(int(&points[2]["capture_loss"]["missed"]), 1);
+    assert_eq!(int(&points[0]["capture_loss"]["missed"]), 0);
+    // PSN 140, sent again, is still the one loss between points.
+    assert_eq!(int(&got["anomaly_counts"]["lost_between"]), 1);
 }
 
 /// `--order`: in lost_ab, PSN 140's first transmission reached point a and not b. A third

@@ -103,9 +103,13 @@ pub struct Points {
     max_views: usize,
     /// Each point's place along the path, when `--order` gave it.
     places: Option<Vec<usize>>,
-    /// Transmissions a point missed although points on both sides of it along the given
-    /// path saw them: its capture dropped them, the network did not.
+    /// Request transmissions a point missed although it saw the flow on both sides of
+    /// them, and which were never sent again (so they were delivered), or which points on
+    /// both sides of it along the given path saw: its capture dropped them, the network
+    /// did not.
     pub missed_by_capture: Vec<u64>,
+    /// Request transmissions each point saw: with `missed_by_capture`, its capture loss.
+    pub requests_seen: Vec<u64>,
     /// Copies seen, by point.
     pub copies: Vec<u64>,
     /// Transmissions first seen, by point.
@@ -126,6 +130,7 @@ impl Points {
             max_views: max_flows.max(1),
             places: None,
             missed_by_capture: vec![0; points.min(MAX_POINTS)],
+            requests_seen: vec![0; points.min(MAX_POINTS)],
             copies: vec![0; points.min(MAX_POINTS)],
             first_seen: vec![0; points.min(MAX_POINTS)],
             lost_between: Map::default(),
@@ -189,6 +194,7 @@ impl Points {
         self.expire(now, anomalies);
         if let Some(key) = id.key.filter(|k| k.role == Role::Request) {
             self.view(&key, point as u16, id.psn);
+            self.requests_seen[point] += 1;
         }
         let entry = match self.recent.get_mut(&id) {
             Some(entry) => entry,
@@ -289,6 +295,12 @@ impl Points {
             };
             // The point saw this flow's packets on both sides of this one.
             if psn::diff(id.psn, view.first) > 0 && psn::diff(view.highest, id.psn) > 0 {
+                // Sent once and never again: it reached the responder, which would have
+                // asked for it otherwise. The point's capture dropped it; the network did not.
+                if t.sent == 1 {
+                    self.missed_by_capture[point] += 1;
+                    continue;
+                }
                 // Anomalies name files: the file that saw it last, and the missing point's
                 // first file.
                 let last = t.last[k];
