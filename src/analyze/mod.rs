@@ -432,10 +432,11 @@ impl Analyzer {
             self.first_ts = Some(self.first_ts.map_or(ts, |t| t.min(ts)));
             self.last_ts = Some(self.last_ts.map_or(ts, |t| t.max(ts)));
         }
-        let key = FlowKey::of(pkt).map(|mut key| {
-            self.hosts.rekey(pkt, &mut key);
-            key
-        });
+        let mut key = FlowKey::of(pkt);
+        if let Some(key) = &mut key {
+            self.hosts.rekey(pkt, key);
+        }
+        let key = key;
         if self.points.is_some() && self.is_copy(pkt, key, at) {
             return;
         }
