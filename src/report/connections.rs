@@ -7,8 +7,8 @@ use serde::{Serialize, Serializer};
 use super::values::{Files, serialize_rows};
 use crate::analyze::connections::history::EVENTS;
 use crate::analyze::connections::{
-    ConnectionTable, End, History, HistoryEvent, NAK_CODES, OPS, PairedBy, Requests, Responses,
-    State,
+    ConnectionTable, End, History, HistoryEvent, NAK_CODES, OPS, PairedBy, RATIO_SCALE, Requests,
+    Responses, State,
 };
 use crate::analyze::key::{FrameRef, Transport, legal_pmtu_at_least};
 use crate::analyze::sketch::Sketch;
@@ -226,6 +226,29 @@ impl<'a> Direction<'a> {
     pub fn ce_to_cnp(&self) -> Summary<'a> {
         Summary::new(&self.rsp.ce_to_cnp, MIN_P50_MAX)
     }
+    pub fn ce_per_cnp(&self) -> Summary<'a> {
+        Summary::new(&self.rsp.ce_per_cnp, MIN_P50_MAX)
+    }
+    /// The sender's rate in the window before each CNP it got.
+    pub fn rate_before_cnp(&self) -> Summary<'a> {
+        Summary::new(&self.req.reaction.before_bps, MIN_P50_MAX)
+    }
+    /// The sender's rate in the window after each CNP it got.
+    pub fn rate_after_cnp(&self) -> Summary<'a> {
+        Summary::new(&self.req.reaction.after_bps, MIN_P50_MAX)
+    }
+    /// The median of after over before, per CNP: 0.5 when the sender halves its rate.
+    pub fn rate_cut_after_cnp(&self) -> Option<f64> {
+        let cut = &self.req.reaction.rate_cut;
+        (cut.count() > 0)
+            .then(|| cut.quantile(0.5))
+            .flatten()
+            .map(|p50| p50 as f64 / RATIO_SCALE)
+    }
+    /// CNPs whose rate before and after were both measured.
+    pub fn rate_cut_samples(&self) -> u64 {
+        self.req.reaction.rate_cut.count()
+    }
     /// What the capture missed of this direction's sequenced packets.
     pub fn capture_loss(&self) -> crate::analyze::capture_loss::Counts {
         self.req.capture.counts
@@ -338,12 +361,29 @@ impl Serialize for Direction<'_> {
         map.serialize_entry("cnps", &r.cnps)?;
         map.serialize_entry("cnp_interval_ns", &self.cnp_interval())?;
         map.serialize_entry("ce_to_cnp_ns", &self.ce_to_cnp())?;
+        map.serialize_entry("ce_per_cnp", &self.ce_per_cnp())?;
+        map.serialize_entry("rate_before_cnp_bps", &self.rate_before_cnp())?;
+        map.serialize_entry("rate_after_cnp_bps", &self.rate_after_cnp())?;
+        map.serialize_entry(
+            "rate_cut_after_cnp",
+            &self.rate_cut_after_cnp().map(|p50| RateCut {
+                samples: self.rate_cut_samples(),
+                p50,
+            }),
+        )?;
         map.serialize_entry("capture_loss", &self.capture_loss())?;
         if let Some(timeline) = q.timeline() {
             map.serialize_entry("timeline", timeline)?;
         }
         map.end()
     }
+}
+
+/// `after / before` of the sender's rate around its CNPs.
+#[derive(Serialize)]
+struct RateCut {
+    samples: u64,
+    p50: f64,
 }
 
 struct ReadLatency<'a> {

@@ -7,6 +7,7 @@ mod capture_loss;
 mod capture_truth_hosts;
 mod cli;
 mod connections;
+mod dcqcn;
 mod expected_fixtures;
 #[cfg(feature = "export")]
 mod export;

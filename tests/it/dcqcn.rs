@@ -1,0 +1,81 @@
+//! DCQCN as `analyze` sees it (issue 30): each CNP paired with the CE mark it answered,
+//! the sender's rate around each CNP, and goodput per direction, against the truth
+//! fixtures/gen/make_dcqcn.py typed in when it built fixtures/dcqcn/.
+
+use serde_json::Value;
+
+use crate::harness::{fixture, rdmadump_ok, stdout};
+
+fn truth(file: &str) -> Value {
+    let all: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("dcqcn/expected.json")).expect("dcqcn truth"),
+    )
+    .unwrap();
+    all[file].clone()
+}
+
+fn analyze(file: &str, args: &[&str]) -> String {
+    let path = fixture(&format!("dcqcn/{file}"));
+    let mut argv = vec!["analyze"];
+    argv.extend_from_slice(args);
+    argv.push(path.to_str().unwrap());
+    stdout(&rdmadump_ok(&argv))
+}
+
+fn analyze_json(file: &str) -> Value {
+    serde_json::from_str(&analyze(file, &["--json"])).expect("one JSON document")
+}
+
+/// The only connection's A→B direction.
+fn a_to_b(report: &Value) -> &Value {
+    let connections = report["connections"].as_array().unwrap();
+    assert_eq!(connections.len(), 1);
+    &connections[0]["a_to_b"]
+}
+
+#[test]
+fn each_cnp_is_paired_with_the_mark_it_answered_not_the_first_since_the_last() {
+    let t = truth("rate_limited_cnp.pcap");
+    let report = analyze_json("rate_limited_cnp.pcap");
+    let d = a_to_b(&report);
+    assert_eq!(d["ecn_ce"], t["ecn_ce"]);
+    assert_eq!(d["cnps"], t["cnps"]);
+    // The rate-limited NIC reacts in 1.3 µs; the marks it did not answer are not delay.
+    assert_eq!(d["ce_to_cnp_ns"], t["ce_to_cnp_ns"]);
+    assert_eq!(d["ce_per_cnp"], t["ce_per_cnp"]);
+    // min_time_between_cnps shows as the minimum interval.
+    assert_eq!(d["cnp_interval_ns"], t["cnp_interval_ns"]);
+}
+
+#[test]
+fn the_senders_rate_is_measured_each_side_of_every_cnp() {
+    let t = truth("rate_limited_cnp.pcap");
+    let report = analyze_json("rate_limited_cnp.pcap");
+    let d = a_to_b(&report);
+    let (before, want) = (&d["rate_before_cnp_bps"], &t["rate_before_cnp_bps"]);
+    for key in ["samples", "min", "max"] {
+        assert_eq!(before[key], want[key], "rate_before_cnp_bps.{key}");
+    }
+    // A median of different values comes from the sketch, within 1%.
+    let (got, exact) = (
+        before["p50"].as_f64().unwrap(),
+        want["p50"].as_f64().unwrap(),
+    );
+    assert!((got - exact).abs() <= exact / 100.0, "p50 {got} vs {exact}");
+    let (after, want) = (&d["rate_after_cnp_bps"], &t["rate_after_cnp_bps"]);
+    for key in ["samples", "min", "max"] {
+        assert_eq!(after[key], want[key], "rate_after_cnp_bps.{key}");
+    }
+    assert_eq!(d["rate_cut_after_cnp"], t["rate_cut_after_cnp"]);
+}
+
+#[test]
+fn goodput_is_per_direction_in_bits_per_second() {
+    let t = truth("rate_limited_cnp.pcap");
+    let report = analyze_json("rate_limited_cnp.pcap");
+    let c = &report["connections"][0];
+    assert_eq!(c["a_to_b"]["goodput_bps"], t["goodput_bps"]["a_to_b"]);
+    // B sent no requests: the direction has no numbers at all.
+    assert!(c["b_to_a"].is_null());
+    assert!(t["goodput_bps"]["b_to_a"].is_null());
+}
