@@ -239,11 +239,12 @@ impl<'a> Direction<'a> {
     }
     /// The median of after over before, per CNP: 0.5 when the sender halves its rate.
     pub fn rate_cut_after_cnp(&self) -> Option<f64> {
-        let cut = &self.req.reaction.rate_cut;
-        (cut.count() > 0)
-            .then(|| cut.quantile(0.5))
-            .flatten()
+        self.rate_cut_after_cnp_ppm()
             .map(|p50| p50 as f64 / RATIO_SCALE)
+    }
+    /// [`Self::rate_cut_after_cnp`] in millionths.
+    pub fn rate_cut_after_cnp_ppm(&self) -> Option<u64> {
+        self.req.reaction.rate_cut.quantile(0.5)
     }
     /// CNPs whose rate before and after were both measured.
     pub fn rate_cut_samples(&self) -> u64 {

@@ -79,3 +79,33 @@ fn goodput_is_per_direction_in_bits_per_second() {
     assert!(c["b_to_a"].is_null());
     assert!(t["goodput_bps"]["b_to_a"].is_null());
 }
+
+/// The export's `connections` rows carry the same figures, the ratio in millionths.
+#[cfg(feature = "export")]
+#[test]
+fn the_export_has_the_dcqcn_columns() {
+    use crate::export::{export, files_under, rows_of};
+    let t = truth("rate_limited_cnp.pcap");
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let capture = fixture("dcqcn/rate_limited_cnp.pcap");
+    let out = export(scratch.path(), &["--partition", "none"], &[&capture]);
+    assert!(out.status.success());
+    let rows = rows_of(&files_under(&scratch.path().join("connections")));
+    let a_to_b = rows
+        .iter()
+        .find(|r| r.get("direction").is_some_and(|d| d == "a_to_b"))
+        .expect("the a_to_b row");
+    assert_eq!(a_to_b["ce_to_cnp_ns_p50"], t["ce_to_cnp_ns"]["p50"]);
+    assert_eq!(a_to_b["ce_per_cnp_max"], t["ce_per_cnp"]["max"]);
+    assert_eq!(a_to_b["cnp_interval_ns_min"], t["cnp_interval_ns"]["min"]);
+    assert_eq!(
+        a_to_b["rate_after_cnp_bps_min"],
+        t["rate_after_cnp_bps"]["min"]
+    );
+    assert_eq!(
+        a_to_b["rate_before_cnp_bps_max"],
+        t["rate_before_cnp_bps"]["max"]
+    );
+    assert_eq!(a_to_b["rate_cut_after_cnp_p50_ppm"], 500_000);
+    assert_eq!(a_to_b["goodput_bps"], t["goodput_bps"]["a_to_b"]);
+}

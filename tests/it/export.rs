@@ -24,6 +24,7 @@ pub fn all_captures() -> Vec<PathBuf> {
         "fixtures/scenarios",
         "fixtures/connections",
         "fixtures/points",
+        "fixtures/dcqcn",
     ] {
         for entry in std::fs::read_dir(root().join(dir)).expect("fixtures") {
             let path = entry.expect("entry").path();
@@ -50,7 +51,7 @@ pub fn all_captures() -> Vec<PathBuf> {
     captures
 }
 
-fn export(out: &Path, extra: &[&str], captures: &[&Path]) -> std::process::Output {
+pub fn export(out: &Path, extra: &[&str], captures: &[&Path]) -> std::process::Output {
     let mut args = vec!["export", "-o", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     args.extend(captures.iter().map(|p| p.to_str().unwrap()));
@@ -58,7 +59,7 @@ fn export(out: &Path, extra: &[&str], captures: &[&Path]) -> std::process::Outpu
 }
 
 /// The Parquet files under `dir`, in name order, hidden (temporary) ones included.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -103,7 +104,7 @@ fn cell(array: &dyn Array, row: usize) -> Value {
 }
 
 /// The rows of a dataset as maps from column to value, nulls left out.
-fn rows_of(files: &[PathBuf]) -> Vec<BTreeMap<String, Value>> {
+pub fn rows_of(files: &[PathBuf]) -> Vec<BTreeMap<String, Value>> {
     let mut rows = Vec::new();
     for file in files
         .iter()
@@ -396,6 +397,8 @@ fn left_out(key: &str) -> bool {
         || key.ends_with("_file")
         || key.starts_with("timeline")
         || key == "capture_loss_ratio"
+        // A ratio too: the column is rate_cut_after_cnp_p50_ppm, in millionths.
+        || key == "rate_cut_after_cnp_p50"
 }
 
 /// The flattened keys of `object` that have a value: not null, and for a list, at least
