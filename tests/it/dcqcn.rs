@@ -109,3 +109,23 @@ fn the_export_has_the_dcqcn_columns() {
     assert_eq!(a_to_b["rate_cut_after_cnp_p50_ppm"], 500_000);
     assert_eq!(a_to_b["goodput_bps"], t["goodput_bps"]["a_to_b"]);
 }
+
+#[test]
+fn the_text_names_the_reaction_and_gives_goodput_per_direction_in_gbps() {
+    let t = truth("rate_limited_cnp.pcap");
+    let text = analyze("rate_limited_cnp.pcap", &[]);
+    let delay_us = t["ce_to_cnp_ns"]["p50"].as_f64().unwrap() / 1000.0;
+    let line = format!(
+        "CNPs to 10.0.0.1 qp 0x1a1: {}; CE mark to CNP p50 {delay_us:.1} us, max {delay_us:.1} \
+         us; CE marks per CNP p50 {}; interval min {:.1} us; rate after/before p50 {:.2}",
+        t["cnps"],
+        t["ce_per_cnp"]["p50"],
+        t["cnp_interval_ns"]["min"].as_f64().unwrap() / 1000.0,
+        t["rate_cut_after_cnp"]["p50"].as_f64().unwrap(),
+    );
+    assert!(text.contains(&line), "{line}\n{text}");
+    assert!(text.contains("goodput Gb/s"), "{text}");
+    // a→b, then b→a, which sent no requests.
+    let a_to_b = t["goodput_bps"]["a_to_b"].as_f64().unwrap() / 1e9;
+    assert!(text.contains(&format!(" {a_to_b:.2}/- ")), "{text}");
+}
