@@ -129,3 +129,144 @@ fn the_text_names_the_reaction_and_gives_goodput_per_direction_in_gbps() {
     let a_to_b = t["goodput_bps"]["a_to_b"].as_f64().unwrap() / 1e9;
     assert!(text.contains(&format!(" {a_to_b:.2}/- ")), "{text}");
 }
+
+/// `analyze --html` of `capture`, as a page.
+fn html_page(capture: &std::path::Path) -> String {
+    let scratch = tempfile::tempdir().unwrap();
+    let html = scratch.path().join("report.html");
+    rdmadump_ok(&[
+        "analyze",
+        "--html",
+        html.to_str().unwrap(),
+        capture.to_str().unwrap(),
+    ]);
+    std::fs::read_to_string(&html).unwrap()
+}
+
+/// The `svg` element of the first chart of class `kind`.
+fn chart<'p>(page: &'p str, kind: &str) -> &'p str {
+    let start = page
+        .find(&format!("class=\"chart {kind}\""))
+        .unwrap_or_else(|| panic!("no {kind} chart"));
+    let end = start + page[start..].find("</svg>").unwrap();
+    &page[start..end]
+}
+
+/// The text of a chart's labels, in order.
+fn labels(svg: &str) -> Vec<String> {
+    let text = regex::Regex::new(r"<text[^>]*>([^<]*)</text>").unwrap();
+    text.captures_iter(svg)
+        .map(|c| c[1].trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// The chart fixes of issue 30, as a browser shows them: lane labels as tall as other
+/// charts' text, the CRC chart over the capture's span with distinct ticks, goodput in
+/// intervals of several packets drawn as a line in Gb/s, and the ICRC-bad packet marked on
+/// its connection's time-sequence graph.
+#[test]
+fn html_chart_fixes_show_in_a_real_browser() {
+    let Some(browser) = crate::html::chromium() else {
+        return;
+    };
+    let t = truth("icrc_bad_span.pcap");
+    let crc_page = html_page(&fixture("dcqcn/icrc_bad_span.pcap"));
+    // One PFC lane: the chart whose labels plotters shrank most.
+    let pause_page = html_page(&fixture("scenarios/pause_8023x.pcap"));
+
+    // The CRC chart spans the capture: its ticks are distinct and reach its end.
+    let ticks: Vec<f64> = labels(chart(&crc_page, "chart-crc"))
+        .iter()
+        .filter_map(|l| l.parse().ok())
+        .collect();
+    let distinct: std::collections::BTreeSet<String> =
+        ticks.iter().map(|t| t.to_string()).collect();
+    assert_eq!(distinct.len(), ticks.len(), "{ticks:?}");
+    let span_us = t["span_ns"].as_f64().unwrap() / 1000.0;
+    assert!(
+        ticks.iter().any(|&x| x >= span_us * 0.9) && ticks.contains(&0.0),
+        "{ticks:?} over 0..{span_us} us"
+    );
+
+    // Goodput: a line (not steps) in Gb/s, one point per interval of several packets.
+    let throughput = chart(&crc_page, "chart-throughput");
+    assert!(labels(throughput).iter().any(|l| l == "goodput (Gb/s)"));
+    let line = regex::Regex::new(r##"stroke="#0072B2"[^>]*points="([^"]*)""##).unwrap();
+    let points: Vec<(f64, f64)> = line.captures(throughput).expect("the goodput line")[1]
+        .split_whitespace()
+        .map(|p| {
+            let (x, y) = p.split_once(',').unwrap();
+            (x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        points.len() as u64,
+        t["goodput_intervals"].as_u64().unwrap()
+    );
+    // A steady sender is a level line: 7 or 8 packets an interval, never an empty one.
+    let ys: Vec<f64> = points.iter().map(|p| p.1).collect();
+    let (lo, hi) = ys
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+    assert!(hi - lo < 40.0, "goodput line from y {lo} to {hi}");
+
+    // The browser measures the labels, and finds the ICRC-bad mark on the sequence graph.
+    let measure = "<script>(function(){function tallest(kind){var h=0;\
+        document.querySelectorAll('svg.'+kind+' text').forEach(function(t){\
+        if(t.textContent.trim())h=Math.max(h,t.getBBox().height);});return h;}\
+        var b=document.body;['chart-crc','chart-pause','chart-sequence','chart-throughput']\
+        .forEach(function(k){b.setAttribute('data-'+k,tallest(k));});\
+        var m=document.querySelector('svg.chart-sequence [data-mark=\"icrc_bad_packet\"]');\
+        b.setAttribute('data-icrc-frame',m?m.getAttribute('data-frame'):'none');})();</script>";
+    let dir = crate::harness::root().join("target/html-report");
+    std::fs::create_dir_all(&dir).unwrap();
+    let px = |dom: &str, kind: &str| -> f64 {
+        let attr = regex::Regex::new(&format!(r#"data-{kind}="([0-9.]+)""#)).unwrap();
+        attr.captures(dom).map_or(0.0, |c| c[1].parse().unwrap())
+    };
+    let mut tallest = std::collections::BTreeMap::new();
+    for (name, page) in [
+        ("dcqcn_icrc_bad_span", &crc_page),
+        ("dcqcn_pause", &pause_page),
+    ] {
+        let probe = dir.join(format!("{name}.probe.html"));
+        std::fs::write(
+            &probe,
+            page.replacen("</body>", &format!("{measure}</body>"), 1),
+        )
+        .unwrap();
+        let (dom, _) = crate::html::run_browser(browser, &["--dump-dom"], &probe);
+        for kind in [
+            "chart-crc",
+            "chart-pause",
+            "chart-sequence",
+            "chart-throughput",
+        ] {
+            let h = px(&dom, kind);
+            if h > 0.0 {
+                tallest.insert(kind, h);
+            }
+        }
+        if name == "dcqcn_icrc_bad_span" {
+            assert!(
+                dom.contains(&format!("data-icrc-frame=\"{}\"", t["icrc_bad_frame"])),
+                "the ICRC-bad packet is not marked on its time-sequence graph"
+            );
+        }
+        let png = dir.join(format!("{name}.png"));
+        let shot = format!("--screenshot={}", png.display());
+        let html = dir.join(format!("{name}.html"));
+        std::fs::write(&html, page).unwrap();
+        crate::html::run_browser(browser, &[&shot, "--window-size=1280,2400"], &html);
+    }
+    // Lane labels are as tall as the sequence graph's labels (they were 5.6 of 9.7).
+    let reference = tallest["chart-sequence"];
+    for kind in ["chart-crc", "chart-pause"] {
+        assert!(
+            tallest[kind] >= reference * 0.95,
+            "{kind} labels {} px against {reference} px: {tallest:?}",
+            tallest[kind]
+        );
+    }
+}
