@@ -231,11 +231,11 @@ impl<'a> Direction<'a> {
     }
     /// The sender's rate in the window before each CNP it got.
     pub fn rate_before_cnp(&self) -> Summary<'a> {
-        Summary::new(&self.req.reaction.before_bps, MIN_P50_MAX)
+        Summary::new(self.req.reaction.before_bps(), MIN_P50_MAX)
     }
     /// The sender's rate in the window after each CNP it got.
     pub fn rate_after_cnp(&self) -> Summary<'a> {
-        Summary::new(&self.req.reaction.after_bps, MIN_P50_MAX)
+        Summary::new(self.req.reaction.after_bps(), MIN_P50_MAX)
     }
     /// The median of after over before, per CNP: 0.5 when the sender halves its rate.
     pub fn rate_cut_after_cnp(&self) -> Option<f64> {
@@ -244,11 +244,11 @@ impl<'a> Direction<'a> {
     }
     /// [`Self::rate_cut_after_cnp`] in millionths.
     pub fn rate_cut_after_cnp_ppm(&self) -> Option<u64> {
-        self.req.reaction.rate_cut.quantile(0.5)
+        self.req.reaction.rate_cut().quantile(0.5)
     }
     /// CNPs whose rate before and after were both measured.
     pub fn rate_cut_samples(&self) -> u64 {
-        self.req.reaction.rate_cut.count()
+        self.req.reaction.rate_cut().count()
     }
     /// What the capture missed of this direction's sequenced packets.
     pub fn capture_loss(&self) -> crate::analyze::capture_loss::Counts {

@@ -56,15 +56,24 @@ struct RateRing {
     open_len: u8,
 }
 
-/// What the CNPs to a direction's sender did to its rate.
+/// What the CNPs to a direction's sender did to its rate. Boxed and made at the first CE
+/// mark or CNP, so a direction that has neither costs one pointer.
 #[derive(Debug, Clone, Default)]
 pub struct Reaction {
-    ring: Option<Box<RateRing>>,
-    pub before_bps: Sketch,
-    pub after_bps: Sketch,
-    /// After over before, in millionths ([`RATIO_SCALE`]).
-    pub rate_cut: Sketch,
+    state: Option<Box<State>>,
 }
+
+#[derive(Debug, Clone)]
+struct State {
+    ring: RateRing,
+    before_bps: Sketch,
+    after_bps: Sketch,
+    /// After over before, in millionths ([`RATIO_SCALE`]).
+    rate_cut: Sketch,
+}
+
+/// The sketches of a direction without a [`State`].
+static NONE: std::sync::LazyLock<Sketch> = std::sync::LazyLock::new(Sketch::default);
 
 fn bps(bytes: u64, ns: u64) -> u64 {
     (u128::from(bytes) * 8 * 1_000_000_000 / u128::from(ns.max(1))) as u64
@@ -127,45 +136,19 @@ impl RateRing {
     }
 }
 
-impl Reaction {
-    /// A request of `payload` bytes sent at `ts`; closes the after-windows it passes.
-    #[inline]
-    pub fn request(&mut self, ts: u64, payload: u32) {
-        let Some(ring) = &mut self.ring else { return };
-        if ring.open_len > 0 {
-            self.close(ts);
-        }
-        if let Some(ring) = &mut self.ring {
-            ring.push(ts, payload);
-        }
-    }
-
-    /// A CE mark on a request at `ts`, before [`Self::request`] books it: from here on the
-    /// sender's rate is remembered.
-    pub fn ce(&mut self, ts: u64) {
-        self.ring.get_or_insert_with(|| Box::new(RateRing::new(ts)));
-    }
-
-    /// A CNP to the sender at `ts`.
-    pub fn cnp(&mut self, ts: u64) {
-        self.close(ts);
-        let ring = self.ring.get_or_insert_with(|| Box::new(RateRing::new(ts)));
-        let open = Open {
-            cnp_ts: ts,
-            total: ring.total_before(ts),
-            before_bps: ring.before(ts),
-        };
-        if usize::from(ring.open_len) == OPEN {
-            ring.open.copy_within(1.., 0);
-            ring.open_len -= 1;
-        }
-        ring.open[usize::from(ring.open_len)] = open;
-        ring.open_len += 1;
+impl State {
+    fn new(ts: u64) -> Box<Self> {
+        Box::new(State {
+            ring: RateRing::new(ts),
+            before_bps: Sketch::default(),
+            after_bps: Sketch::default(),
+            rate_cut: Sketch::default(),
+        })
     }
 
     /// Closes the after-windows that ended by `now`: no request before `now` is yet to come.
     fn close(&mut self, now: u64) {
-        let Some(ring) = &mut self.ring else { return };
+        let ring = &mut self.ring;
         let mut closed = 0;
         for open in &ring.open[..usize::from(ring.open_len)] {
             let end = open.cnp_ts.saturating_add(WINDOW_NS);
@@ -188,15 +171,65 @@ impl Reaction {
             ring.open_len -= closed as u8;
         }
     }
+}
+
+impl Reaction {
+    /// A request of `payload` bytes sent at `ts`; closes the after-windows it passes.
+    #[inline]
+    pub fn request(&mut self, ts: u64, payload: u32) {
+        let Some(state) = &mut self.state else { return };
+        if state.ring.open_len > 0 {
+            state.close(ts);
+        }
+        state.ring.push(ts, payload);
+    }
+
+    /// A CE mark on a request at `ts`, before [`Self::request`] books it: from here on the
+    /// sender's rate is remembered.
+    pub fn ce(&mut self, ts: u64) {
+        self.state.get_or_insert_with(|| State::new(ts));
+    }
+
+    /// A CNP to the sender at `ts`.
+    pub fn cnp(&mut self, ts: u64) {
+        let state = self.state.get_or_insert_with(|| State::new(ts));
+        state.close(ts);
+        let ring = &mut state.ring;
+        let open = Open {
+            cnp_ts: ts,
+            total: ring.total_before(ts),
+            before_bps: ring.before(ts),
+        };
+        if usize::from(ring.open_len) == OPEN {
+            ring.open.copy_within(1.., 0);
+            ring.open_len -= 1;
+        }
+        ring.open[usize::from(ring.open_len)] = open;
+        ring.open_len += 1;
+    }
 
     /// The capture ended at `end_ns`: after-windows it covers are closed, the rest dropped.
     pub fn finish(&mut self, end_ns: Option<u64>) {
+        let Some(state) = &mut self.state else { return };
         if let Some(end) = end_ns {
-            self.close(end);
+            state.close(end);
         }
-        if let Some(ring) = &mut self.ring {
-            ring.open_len = 0;
-        }
+        state.ring.open_len = 0;
+    }
+
+    /// The sender's rate in the window before each CNP, in bits per second.
+    pub fn before_bps(&self) -> &Sketch {
+        self.state.as_ref().map_or(&NONE, |s| &s.before_bps)
+    }
+
+    /// The sender's rate in the window after each CNP, in bits per second.
+    pub fn after_bps(&self) -> &Sketch {
+        self.state.as_ref().map_or(&NONE, |s| &s.after_bps)
+    }
+
+    /// After over before per CNP, in millionths ([`RATIO_SCALE`]).
+    pub fn rate_cut(&self) -> &Sketch {
+        self.state.as_ref().map_or(&NONE, |s| &s.rate_cut)
     }
 }
 
@@ -221,9 +254,9 @@ mod tests {
         r.cnp(20_000);
         send(&mut r, 20_000, 80_000, 1_000);
         // After [20 µs, 70 µs): 50 requests of 100 B = 5000 B in 50 µs = 800 Mb/s.
-        assert_eq!(r.after_bps.max(), Some(800_000_000));
-        assert_eq!(r.before_bps.count(), 0);
-        assert_eq!(r.rate_cut.count(), 0);
+        assert_eq!(r.after_bps().max(), Some(800_000_000));
+        assert_eq!(r.before_bps().count(), 0);
+        assert_eq!(r.rate_cut().count(), 0);
     }
 
     #[test]
@@ -240,9 +273,9 @@ mod tests {
         let want = (RING as u64 * 100 * 8 * 1_000_000_000) / ns;
         send(&mut r, 100_000, 200_000, 200);
         // After: 250 requests of 100 B in 50 µs = 4 Gb/s; the cut is 4 Gb/s over `want`.
-        assert_eq!(r.before_bps.max(), Some(want));
-        assert_eq!(r.after_bps.max(), Some(4_000_000_000));
-        assert_eq!(r.rate_cut.count(), 1);
+        assert_eq!(r.before_bps().max(), Some(want));
+        assert_eq!(r.after_bps().max(), Some(4_000_000_000));
+        assert_eq!(r.rate_cut().count(), 1);
     }
 
     #[test]
@@ -253,7 +286,7 @@ mod tests {
         r.cnp(30_000);
         // The sender stops: at 60 µs the first window is over, the second is not.
         r.finish(Some(60_000));
-        assert_eq!(r.after_bps.count(), 1);
-        assert_eq!(r.after_bps.max(), Some(16_000_000));
+        assert_eq!(r.after_bps().count(), 1);
+        assert_eq!(r.after_bps().max(), Some(16_000_000));
     }
 }
