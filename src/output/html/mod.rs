@@ -6,6 +6,7 @@
 
 mod chart;
 mod crc;
+mod dcqcn;
 mod latency;
 mod overlap;
 mod palette;
@@ -92,6 +93,7 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                     p { "Worst first: by retransmissions, then NAKs (RNR included), then CNPs, then bytes. The first "
                         (drawn) " are drawn below (--html-top)." }
                     (connection_table(&ranked, drawn))
+                    (dcqcn::render(&ranked.iter().map(|(c, _)| *c).collect::<Vec<_>>()))
                 }
                 section #anomalies {
                     h2 { "Anomalies (" (sink.total()) ")" }
