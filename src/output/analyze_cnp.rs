@@ -5,25 +5,18 @@
 use std::fmt::Write;
 
 use crate::report::Report;
-use crate::report::connections::{Connection, Direction};
+use crate::report::connections::{CnpSender, Connection, cnp_senders};
 
 /// Senders named; the JSON has every direction.
 const SHOWN: usize = 2;
 
 pub fn render(out: &mut String, report: &Report<'_>) {
-    let mut senders: Vec<(String, Direction<'_>)> = Connection::all(report.connections.table)
-        .flat_map(|c| {
-            let qpn = |q: Option<u32>| q.map_or("?".to_string(), |q| format!("{q:#x}"));
-            [
-                (format!("{} qp {}", c.a_addr, qpn(c.a_qpn)), c.a_to_b()),
-                (format!("{} qp {}", c.b_addr, qpn(c.b_qpn)), c.b_to_a()),
-            ]
-        })
-        .filter(|(_, d)| d.rsp.cnps > 0)
-        .collect();
-    // The most CNPs first; the table's order among equals.
-    senders.sort_by_key(|(_, d)| std::cmp::Reverse(d.rsp.cnps));
-    for (sender, d) in senders.iter().take(SHOWN) {
+    let senders = cnp_senders(Connection::all(report.connections.table));
+    for CnpSender {
+        sender,
+        direction: d,
+    } in senders.iter().take(SHOWN)
+    {
         let mut parts = Vec::new();
         let delay = d.ce_to_cnp();
         if let (Some(p50), Some(max)) = (delay.get("p50"), delay.get("max")) {

@@ -179,6 +179,33 @@ impl<'a> Connection<'a> {
     }
 }
 
+/// A direction whose sender got CNPs, with the sender's name (`addr qp 0x…`).
+pub struct CnpSender<'a> {
+    pub sender: String,
+    pub direction: Direction<'a>,
+}
+
+/// Every direction whose sender got CNPs, the most CNPs first (in table order among
+/// equals): what the text summary and the HTML congestion table list.
+pub fn cnp_senders<'a>(connections: impl Iterator<Item = Connection<'a>>) -> Vec<CnpSender<'a>> {
+    let qpn = |q: Option<u32>| q.map_or("?".to_string(), |q| format!("{q:#x}"));
+    let mut senders: Vec<CnpSender<'a>> = connections
+        .flat_map(|c| {
+            [
+                (c.a_addr, c.a_qpn, c.a_to_b()),
+                (c.b_addr, c.b_qpn, c.b_to_a()),
+            ]
+        })
+        .filter(|(_, _, d)| d.rsp.cnps > 0)
+        .map(|(addr, q, direction)| CnpSender {
+            sender: format!("{addr} qp {}", qpn(q)),
+            direction,
+        })
+        .collect();
+    senders.sort_by_key(|s| std::cmp::Reverse(s.direction.rsp.cnps));
+    senders
+}
+
 impl<'a> Direction<'a> {
     pub fn messages(&self) -> u64 {
         self.req.messages.iter().map(|&n| u64::from(n)).sum()

@@ -4,7 +4,7 @@
 
 use maud::{Markup, html};
 
-use crate::report::connections::{Connection, Direction, Summary};
+use crate::report::connections::{CnpSender, Connection, Summary, cnp_senders};
 
 /// Directions listed at most, the most CNPs first; the JSON has them all.
 const ROWS: usize = 200;
@@ -22,21 +22,10 @@ fn count(n: Option<u64>) -> String {
 }
 
 pub fn render(connections: &[Connection<'_>]) -> Markup {
-    let mut rows: Vec<(String, Direction<'_>)> = connections
-        .iter()
-        .flat_map(|c| {
-            let qpn = |q: Option<u32>| q.map_or("?".to_string(), |q| format!("{q:#x}"));
-            [
-                (format!("{} qp {}", c.a_addr, qpn(c.a_qpn)), c.a_to_b()),
-                (format!("{} qp {}", c.b_addr, qpn(c.b_qpn)), c.b_to_a()),
-            ]
-        })
-        .filter(|(_, d)| d.rsp.cnps > 0)
-        .collect();
+    let rows = cnp_senders(connections.iter().copied());
     if rows.is_empty() {
         return html! {};
     }
-    rows.sort_by_key(|(_, d)| std::cmp::Reverse(d.rsp.cnps));
     let p50 = |s: Summary<'_>| s.get("p50");
     html! {
         h3 { "CNPs and the rate they cut" }
@@ -48,7 +37,7 @@ pub fn render(connections: &[Connection<'_>]) -> Markup {
                 th { "after/before p50" }
             } }
             tbody {
-                @for (sender, d) in rows.iter().take(ROWS) {
+                @for CnpSender { sender, direction: d } in rows.iter().take(ROWS) {
                     tr data-cnp-sender=(sender) {
                         td { (sender) }
                         td.num { (d.rsp.cnps) }
