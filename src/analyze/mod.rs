@@ -587,7 +587,7 @@ impl Analyzer {
             points.finish(&mut self.anomalies);
         }
         self.flows.finish();
-        self.connections.finish();
+        self.connections.finish(self.last_ts);
         self.pfc.finish(&mut self.anomalies);
         self.anomalies
             .kept

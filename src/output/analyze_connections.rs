@@ -24,6 +24,7 @@ pub fn render(out: &mut String, report: &Report<'_>, style: Style) {
         return;
     }
     let _ = writeln!(out, "\nConnections ({})", all.len());
+    let _ = writeln!(out, "  goodput per direction, a→b/b→a");
     let names: Vec<String> = all
         .iter()
         .flat_map(|c| [c.a_addr.to_string(), c.b_addr.to_string()])
@@ -45,7 +46,7 @@ pub fn render(out: &mut String, report: &Report<'_>, style: Style) {
             "tr",
             "pairing",
             "msgs",
-            "goodput",
+            "goodput Gb/s",
             "rtt us p50/p99",
             "retx",
             "gbn",
@@ -57,9 +58,10 @@ pub fn render(out: &mut String, report: &Report<'_>, style: Style) {
     for c in all.iter().take(SHOWN) {
         let qpn = |q: Option<u32>| q.map_or("?".to_string(), |q| format!("{q:#x}"));
         let (ab, ba) = (c.a_to_b(), c.b_to_a());
+        // Each direction its own: a→b/b→a.
         let goodput = match (ab.req.goodput_bps(), ba.req.goodput_bps()) {
             (None, None) => "-".to_string(),
-            (x, y) => si(x.unwrap_or(0) + y.unwrap_or(0)),
+            (x, y) => format!("{}/{}", gbps(x), gbps(y)),
         };
         let rtt = [ab, ba]
             .into_iter()
@@ -164,16 +166,18 @@ fn common_prefix(names: &[String]) -> String {
     first[..cut].to_string()
 }
 
-fn si(bps: u64) -> String {
-    let v = bps as f64;
-    if v >= 1e9 {
-        format!("{:.1}G", v / 1e9)
-    } else if v >= 1e6 {
-        format!("{:.1}M", v / 1e6)
-    } else if v >= 1e3 {
-        format!("{:.1}k", v / 1e3)
+/// Gb/s to about three significant digits, `-` for a direction with no requests.
+fn gbps(bps: Option<u64>) -> String {
+    let Some(bps) = bps else {
+        return "-".to_string();
+    };
+    let g = bps as f64 / 1e9;
+    if g >= 10.0 {
+        format!("{g:.1}")
+    } else if g >= 1.0 {
+        format!("{g:.2}")
     } else {
-        format!("{bps}")
+        format!("{g:.3}")
     }
 }
 

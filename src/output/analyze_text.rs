@@ -207,6 +207,7 @@ fn summary(out: &mut String, a: &Report<'_>) {
         }
         out.push('\n');
     }
+    super::analyze_cnp::render(out, a);
     capture_loss(out, a);
     if a.flow_table.evicted > 0 {
         let _ = writeln!(

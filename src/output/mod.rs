@@ -1,6 +1,8 @@
 //! Rendering decoded packets: JSON Lines, one-line text, field trees and hex dumps.
 
 #[cfg(feature = "cli")]
+mod analyze_cnp;
+#[cfg(feature = "cli")]
 mod analyze_connections;
 pub mod analyze_json;
 #[cfg(feature = "cli")]

@@ -7,8 +7,8 @@ use serde::{Serialize, Serializer};
 use super::values::{Files, serialize_rows};
 use crate::analyze::connections::history::EVENTS;
 use crate::analyze::connections::{
-    ConnectionTable, End, History, HistoryEvent, NAK_CODES, OPS, PairedBy, Requests, Responses,
-    State,
+    ConnectionTable, End, History, HistoryEvent, NAK_CODES, OPS, PairedBy, RATIO_SCALE, Requests,
+    Responses, State,
 };
 use crate::analyze::key::{Cause, FrameRef, Transport, legal_pmtu_at_least};
 use crate::analyze::sketch::Sketch;
@@ -179,6 +179,33 @@ impl<'a> Connection<'a> {
     }
 }
 
+/// A direction whose sender got CNPs, with the sender's name (`addr qp 0x…`).
+pub struct CnpSender<'a> {
+    pub sender: String,
+    pub direction: Direction<'a>,
+}
+
+/// Every direction whose sender got CNPs, the most CNPs first (in table order among
+/// equals): what the text summary and the HTML congestion table list.
+pub fn cnp_senders<'a>(connections: impl Iterator<Item = Connection<'a>>) -> Vec<CnpSender<'a>> {
+    let qpn = |q: Option<u32>| q.map_or("?".to_string(), |q| format!("{q:#x}"));
+    let mut senders: Vec<CnpSender<'a>> = connections
+        .flat_map(|c| {
+            [
+                (c.a_addr, c.a_qpn, c.a_to_b()),
+                (c.b_addr, c.b_qpn, c.b_to_a()),
+            ]
+        })
+        .filter(|(_, _, d)| d.rsp.cnps > 0)
+        .map(|(addr, q, direction)| CnpSender {
+            sender: format!("{addr} qp {}", qpn(q)),
+            direction,
+        })
+        .collect();
+    senders.sort_by_key(|s| std::cmp::Reverse(s.direction.rsp.cnps));
+    senders
+}
+
 impl<'a> Direction<'a> {
     pub fn messages(&self) -> u64 {
         self.req.messages.iter().map(|&n| u64::from(n)).sum()
@@ -225,6 +252,30 @@ impl<'a> Direction<'a> {
     }
     pub fn ce_to_cnp(&self) -> Summary<'a> {
         Summary::new(&self.rsp.ce_to_cnp, MIN_P50_MAX)
+    }
+    pub fn ce_per_cnp(&self) -> Summary<'a> {
+        Summary::new(&self.rsp.ce_per_cnp, MIN_P50_MAX)
+    }
+    /// The sender's rate in the window before each CNP it got.
+    pub fn rate_before_cnp(&self) -> Summary<'a> {
+        Summary::new(self.req.reaction.before_bps(), MIN_P50_MAX)
+    }
+    /// The sender's rate in the window after each CNP it got.
+    pub fn rate_after_cnp(&self) -> Summary<'a> {
+        Summary::new(self.req.reaction.after_bps(), MIN_P50_MAX)
+    }
+    /// The median of after over before, per CNP: 0.5 when the sender halves its rate.
+    pub fn rate_cut_after_cnp(&self) -> Option<f64> {
+        self.rate_cut_after_cnp_ppm()
+            .map(|p50| p50 as f64 / RATIO_SCALE)
+    }
+    /// [`Self::rate_cut_after_cnp`] in millionths.
+    pub fn rate_cut_after_cnp_ppm(&self) -> Option<u64> {
+        self.req.reaction.rate_cut().quantile(0.5)
+    }
+    /// CNPs whose rate before and after were both measured.
+    pub fn rate_cut_samples(&self) -> u64 {
+        self.req.reaction.rate_cut().count()
     }
     /// What the capture missed of this direction's sequenced packets.
     pub fn capture_loss(&self) -> crate::analyze::capture_loss::Counts {
@@ -418,12 +469,29 @@ impl Serialize for Direction<'_> {
         map.serialize_entry("cnps", &r.cnps)?;
         map.serialize_entry("cnp_interval_ns", &self.cnp_interval())?;
         map.serialize_entry("ce_to_cnp_ns", &self.ce_to_cnp())?;
+        map.serialize_entry("ce_per_cnp", &self.ce_per_cnp())?;
+        map.serialize_entry("rate_before_cnp_bps", &self.rate_before_cnp())?;
+        map.serialize_entry("rate_after_cnp_bps", &self.rate_after_cnp())?;
+        map.serialize_entry(
+            "rate_cut_after_cnp",
+            &self.rate_cut_after_cnp().map(|p50| RateCut {
+                samples: self.rate_cut_samples(),
+                p50,
+            }),
+        )?;
         map.serialize_entry("capture_loss", &self.capture_loss())?;
         if let Some(timeline) = q.timeline() {
             map.serialize_entry("timeline", timeline)?;
         }
         map.end()
     }
+}
+
+/// `after / before` of the sender's rate around its CNPs.
+#[derive(Serialize)]
+struct RateCut {
+    samples: u64,
+    p50: f64,
 }
 
 struct ReadLatency<'a> {

@@ -25,6 +25,7 @@ pub fn all_captures() -> Vec<PathBuf> {
         "fixtures/connections",
         "fixtures/points",
         "fixtures/causes",
+        "fixtures/dcqcn",
     ] {
         for entry in std::fs::read_dir(root().join(dir)).expect("fixtures") {
             let path = entry.expect("entry").path();
@@ -397,6 +398,8 @@ fn left_out(key: &str) -> bool {
         || key.ends_with("_file")
         || key.starts_with("timeline")
         || key == "capture_loss_ratio"
+        // A ratio too: the column is rate_cut_after_cnp_p50_ppm, in millionths.
+        || key == "rate_cut_after_cnp_p50"
 }
 
 /// The flattened keys of `object` that have a value: not null, and for a list, at least

@@ -397,7 +397,7 @@ fn expected_charts(scenario: &str) -> usize {
 }
 
 /// Chromium under either of its names, or None (see `harness::required`).
-fn chromium() -> Option<&'static str> {
+pub fn chromium() -> Option<&'static str> {
     let name = ["chromium", "chromium-browser"]
         .into_iter()
         .find(|name| crate::harness::tool_available(name));
@@ -405,7 +405,7 @@ fn chromium() -> Option<&'static str> {
     name
 }
 
-fn run_browser(browser: &str, args: &[&str], page: &Path) -> (String, String) {
+pub fn run_browser(browser: &str, args: &[&str], page: &Path) -> (String, String) {
     let profile = tempfile::tempdir().unwrap();
     let out = Command::new(browser)
         .args([

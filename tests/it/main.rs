@@ -8,6 +8,7 @@ mod capture_truth_hosts;
 mod causes;
 mod cli;
 mod connections;
+mod dcqcn;
 mod expected_fixtures;
 #[cfg(feature = "export")]
 mod export;

@@ -7,6 +7,7 @@ use super::super::key::{Cause, Episode, FrameRef, SeqDetail, Verdict};
 use super::super::psn;
 use super::super::sketch::Sketch;
 use super::causes::{Causes, TIMEOUT_FLOOR_NS};
+use super::reaction::Reaction;
 
 /// Idle gaps longer than this do not count as active time for goodput.
 pub const IDLE_NS: u64 = 1_000_000;
@@ -90,8 +91,13 @@ pub struct Requests {
     pub ecn_ce: u32,
     pub fecn: u32,
     pub becn: u32,
-    /// The first CE mark not yet answered by a CNP.
-    pub pending_ce_ts: Option<u64>,
+    /// The latest CE mark not yet answered by a CNP: the one a CNP answers, as the
+    /// notification point sends its CNP for the mark that arrived last.
+    pub last_ce_ts: Option<u64>,
+    /// CE marks since the last CNP to the sender: what that CNP answers.
+    pub ce_since_cnp: u32,
+    /// The sender's rate around each CNP it got.
+    pub reaction: Reaction,
     pub seq: Sequence,
     /// What the last request that was not simply new did.
     pub detail: SeqDetail,
@@ -141,6 +147,15 @@ pub struct Responses {
     pub last_cnp_ts: Option<u64>,
     pub cnp_interval: Sketch,
     pub ce_to_cnp: Sketch,
+    /// CE marks each CNP answered (those since the CNP before).
+    pub ce_per_cnp: Sketch,
+}
+
+/// The CE marks a CNP answers: the latest one's time, and how many since the last CNP.
+#[derive(Debug, Clone, Copy)]
+pub struct Answered {
+    pub last_ce_ts: Option<u64>,
+    pub marks: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -216,6 +231,18 @@ impl Requests {
     pub fn touch_response(&mut self, ts: Option<u64>, payload: u32) {
         self.touch(ts);
         self.new_payload_bytes += u64::from(payload);
+    }
+
+    /// A CNP to the sender of these requests: the marks it answers, which the next CNP
+    /// no longer answers.
+    pub fn answered_by_cnp(&mut self, ts: Option<u64>) -> Answered {
+        if let Some(ts) = ts {
+            self.reaction.cnp(ts);
+        }
+        Answered {
+            last_ce_ts: self.last_ce_ts.take(),
+            marks: std::mem::take(&mut self.ce_since_cnp),
+        }
     }
 
     /// The `--interval` timeline, when asked for.
@@ -594,14 +621,19 @@ impl Responses {
         });
     }
 
-    pub fn cnp(&mut self, ts: Option<u64>, pending_ce: Option<u64>) {
+    /// A CNP to the sender; `answered` when the QP whose marks it answers is known.
+    pub fn cnp(&mut self, ts: Option<u64>, answered: Option<Answered>) {
         self.cnps += 1;
+        if let Some(a) = answered {
+            self.ce_per_cnp.add(u64::from(a.marks));
+        }
         if let Some(ts) = ts {
             if let Some(last) = self.last_cnp_ts.filter(|&l| l <= ts) {
                 self.cnp_interval.add(ts - last);
             }
             self.last_cnp_ts = Some(ts);
-            if let Some(ce) = pending_ce.filter(|&c| c <= ts) {
+            let last_ce = answered.and_then(|a| a.last_ce_ts);
+            if let Some(ce) = last_ce.filter(|&c| c <= ts) {
                 self.ce_to_cnp.add(ts - ce);
             }
         }

@@ -7,6 +7,7 @@ pub mod causes;
 mod direction;
 pub mod history;
 mod index;
+mod reaction;
 mod select;
 pub mod sequence;
 mod series;
@@ -16,6 +17,7 @@ use std::collections::HashMap;
 
 pub use direction::{IDLE_NS, NAK_CODES, OPS, Requests, Responses};
 pub use history::{History, HistoryEvent};
+pub use reaction::{RATIO_SCALE, WINDOW_NS};
 pub use select::Selection;
 use sequence::Mark;
 pub use series::Series;
@@ -370,10 +372,12 @@ impl ConnectionTable {
         }
     }
 
-    /// The capture ended: gaps still undecided are unconfirmed.
-    pub fn finish(&mut self) {
+    /// The capture ended (at `end_ns`): gaps still undecided are unconfirmed, and the rate
+    /// after a CNP is known if the capture lasted its whole window.
+    pub fn finish(&mut self, end_ns: Option<u64>) {
         for end in &mut self.ends {
             end.req.capture.finish();
+            end.req.reaction.finish(end_ns);
         }
     }
 
@@ -460,6 +464,12 @@ impl ConnectionTable {
             end.cm_start_psn,
             nak,
         );
+        if let Some(ts) = at.ts_ns {
+            if ce {
+                end.req.reaction.ce(ts);
+            }
+            end.req.reaction.request(ts, payload);
+        }
         if (timeline.is_some() || graphs)
             && let Some(ts) = at.ts_ns
         {
@@ -501,7 +511,10 @@ impl ConnectionTable {
         }
         if ce {
             end.req.ecn_ce += 1;
-            end.req.pending_ce_ts.get_or_insert(at.ts_ns.unwrap_or(0));
+            end.req.ce_since_cnp += 1;
+            if at.ts_ns.is_some() {
+                end.req.last_ce_ts = at.ts_ns;
+            }
             end.history.push(HistoryEvent::CeMark, into, clock_of(at));
         }
         if bth.fecn() {
@@ -634,7 +647,7 @@ impl ConnectionTable {
                 _ => None,
             }
         });
-        let pending = peer.and_then(|p| self.ends[p as usize].req.pending_ce_ts.take());
+        let answered = peer.map(|p| self.ends[p as usize].req.answered_by_cnp(at.ts_ns));
         if let (Some(p), Some(ts)) = (peer, at.ts_ns)
             && let Some(series) = &mut self.ends[p as usize].req.series
         {
@@ -644,7 +657,7 @@ impl ConnectionTable {
             }
         }
         let end = &mut self.ends[slot];
-        end.rsp.cnp(at.ts_ns, pending);
+        end.rsp.cnp(at.ts_ns, answered);
         end.history.push(HistoryEvent::Cnp, false, clock_of(at));
     }
 

@@ -11,6 +11,8 @@ use plotters::prelude::*;
 use super::palette;
 
 pub const WIDTH: u32 = 960;
+/// Axis label size in pixels: plotters' default in a chart at least 100 pixels high.
+const LABEL_FONT: f64 = 12.0;
 pub const HEIGHT: u32 = 320;
 
 /// Value → pixel, for the marks.
@@ -125,6 +127,8 @@ impl Frame<'_> {
         root.fill(&WHITE).map_err(|e| err(&e))?;
         let x = widen(&self.x);
         let y = widen(&self.y);
+        // At most 10 labels over the widened axis: ticks at least a tenth of it apart.
+        let x_step = (x.end - x.start) / 10.0;
         let mut chart = ChartBuilder::on(&root)
             .margin(10)
             .x_label_area_size(36)
@@ -132,14 +136,21 @@ impl Frame<'_> {
             .build_cartesian_2d::<RangedCoordf64, RangedCoordf64>(x.into(), y.into())
             .map_err(|e| err(&e))?;
         let numbers = |v: &f64| short(*v);
+        let x_numbers = |v: &f64| tick(*v, x_step);
         let named = |v: &f64| self.y_label.map_or_else(String::new, |f| f(*v));
+        // plotters sizes its default font to 12% of a short chart's plot area, down to 5.6
+        // in a one-lane chart: every chart gets the size the tall ones have.
+        let font = || FontDesc::new(FontFamily::SansSerif, LABEL_FONT, FontStyle::Normal);
         let mut mesh = chart.configure_mesh();
         mesh.x_desc(self.x_desc)
             .y_desc(self.y_desc)
             .x_labels(10)
             .y_labels(self.y_labels)
             .light_line_style(palette::GRID)
-            .x_label_formatter(&numbers);
+            .x_label_style(font())
+            .y_label_style(font())
+            .axis_desc_style(font())
+            .x_label_formatter(&x_numbers);
         match self.y_label {
             Some(_) => mesh.y_label_formatter(&named),
             None => mesh.y_label_formatter(&numbers),
@@ -185,6 +196,28 @@ fn steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
         out.push((x, y));
     }
     out
+}
+
+/// What [`short`] writes, unless ticks `step` apart would share a label (a few µs late in
+/// a long capture: `119 119 119`): then as many decimals as the step needs.
+pub fn tick(v: f64, step: f64) -> String {
+    let a = v.abs();
+    let resolution = if a >= 1e9 {
+        1e6
+    } else if a >= 1e6 {
+        1e3
+    } else if a >= 1e4 {
+        100.0
+    } else if a >= 10.0 || a == 0.0 {
+        1.0
+    } else {
+        0.01
+    };
+    if !(step.is_finite() && step > 0.0) || step >= resolution {
+        return short(v);
+    }
+    let decimals = (-step.log10()).ceil().clamp(0.0, 9.0) as usize;
+    format!("{v:.decimals$}")
 }
 
 /// Axis labels without float noise: 1.5k, 12, 0.25.

@@ -14,12 +14,14 @@ fn style(check: Check) -> (plotters::style::RGBColor, &'static str) {
     }
 }
 
-pub fn render(lanes: &CrcLanes, origin_ns: u64) -> Markup {
+/// `origin_ns .. end_ns` is the capture's span: a failure is seen against the whole capture
+/// (one failure alone would otherwise span nothing, and its ticks say one time).
+pub fn render(lanes: &CrcLanes, origin_ns: u64, end_ns: u64) -> Markup {
     if lanes.lanes.is_empty() {
         return html! {};
     }
     let x = |ns: u64| ns.saturating_sub(origin_ns) as f64 / 1e3;
-    let (mut x0, mut x1) = (f64::MAX, f64::MIN);
+    let (mut x0, mut x1) = (0f64, x(end_ns));
     for b in lanes.lanes.iter().flat_map(|l| &l.bad) {
         x0 = x0.min(x(b.ts_ns));
         x1 = x1.max(x(b.ts_ns));

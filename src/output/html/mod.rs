@@ -6,6 +6,7 @@
 
 mod chart;
 mod crc;
+mod dcqcn;
 mod latency;
 mod overlap;
 mod palette;
@@ -20,7 +21,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::analyze_text::{self as text, describe, where_};
-use crate::analyze::Analyzer;
+use crate::analyze::{Analyzer, AnomalyDetail};
+use crate::dissect::Address;
 use crate::report::Report;
 use crate::report::connections::{Connection, Direction};
 
@@ -39,7 +41,8 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
     let files = report.files();
     let ranked = rank::ranked(Connection::all(&analyzer.connections));
     let drawn = ranked.len().min(top);
-    let charts = draw_connections(&ranked[..drawn], origin, threads);
+    let icrc_bad = icrc_bad_packets(analyzer);
+    let charts = draw_connections(&ranked[..drawn], origin, &icrc_bad, threads);
     let summary = text::render(
         report,
         text::Style {
@@ -90,6 +93,7 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                     p { "Worst first: by retransmissions, then NAKs (RNR included), then CNPs, then bytes. The first "
                         (drawn) " are drawn below (--html-top)." }
                     (connection_table(&ranked, drawn))
+                    (dcqcn::render(&ranked.iter().map(|(c, _)| *c).collect::<Vec<_>>()))
                 }
                 section #anomalies {
                     h2 { "Anomalies (" (sink.total()) ")" }
@@ -134,7 +138,7 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                 section #crc {
                     h2 { "CRC failures" }
                     @match &analyzer.crc_lanes {
-                        Some(lanes) if !lanes.lanes.is_empty() => (crc::render(lanes, origin)),
+                        Some(lanes) if !lanes.lanes.is_empty() => (crc::render(lanes, origin, analyzer.last_ts.unwrap_or(origin))),
                         _ => p { "No ICRC or VCRC failures." },
                     }
                 }
@@ -208,7 +212,9 @@ fn connection_table(ranked: &[(Connection<'_>, rank::Badness)], drawn: usize) ->
         table {
             thead { tr {
                 th { "#" } th { "A" } th { "B" } th { "transport" } th { "retransmitted" }
-                th { "NAKs" } th { "CNPs" } th { "bytes" } th { "first frame" } th { "history" }
+                th { "NAKs" } th { "CNPs" } th { "bytes" }
+                th { "goodput a→b (Gb/s)" } th { "goodput b→a (Gb/s)" }
+                th { "first frame" } th { "history" }
             } }
             tbody {
                 @for (i, (c, b)) in ranked.iter().take(TABLE_ROWS).enumerate() {
@@ -221,6 +227,8 @@ fn connection_table(ranked: &[(Connection<'_>, rank::Badness)], drawn: usize) ->
                         td.num { (b.naks) }
                         td.num { (b.cnps) }
                         td.num { (b.bytes) }
+                        td.num data-goodput-bps=[c.a_to_b().req.goodput_bps()] { (gbps(c.a_to_b().req.goodput_bps())) }
+                        td.num data-goodput-bps=[c.b_to_a().req.goodput_bps()] { (gbps(c.b_to_a().req.goodput_bps())) }
                         td.num { (c.first().frame) }
                         td { code { (c.history()) } }
                     }
@@ -233,6 +241,11 @@ fn connection_table(ranked: &[(Connection<'_>, rank::Badness)], drawn: usize) ->
     }
 }
 
+/// Gb/s with three decimals; `-` for a direction that sent no requests.
+fn gbps(bps: Option<u64>) -> String {
+    bps.map_or("-".to_string(), |b| format!("{:.3}", b as f64 / 1e9))
+}
+
 /// Each connection's charts, in rank order. Drawing them is most of what the page costs
 /// once the analysis is done (4.2 of 8 ms on the benchmark capture, on two threads), and
 /// each stands alone, so they are drawn side by side: the threads take the next undrawn
@@ -241,6 +254,7 @@ fn connection_table(ranked: &[(Connection<'_>, rank::Badness)], drawn: usize) ->
 fn draw_connections(
     ranked: &[(Connection<'_>, rank::Badness)],
     origin: u64,
+    icrc_bad: &[BadPacket],
     threads: usize,
 ) -> Vec<Markup> {
     let next = AtomicUsize::new(0);
@@ -251,7 +265,7 @@ fn draw_connections(
             let Some((conn, _)) = ranked.get(i) else {
                 return mine;
             };
-            mine.push((i, connection(i, conn, origin)));
+            mine.push((i, connection(i, conn, origin, icrc_bad)));
         }
     };
     let mut drawn: Vec<(usize, Markup)> = std::thread::scope(|scope| {
@@ -272,7 +286,53 @@ fn draw_connections(
     drawn.into_iter().map(|(_, chart)| chart).collect()
 }
 
-fn connection(i: usize, c: &Connection<'_>, origin: u64) -> Markup {
+/// An ICRC-bad packet of the anomalies kept, with where it went.
+struct BadPacket {
+    src: Address,
+    dst: Address,
+    dest_qp: u32,
+    at: sequence::IcrcBad,
+}
+
+fn icrc_bad_packets(analyzer: &Analyzer) -> Vec<BadPacket> {
+    analyzer
+        .anomalies
+        .kept
+        .iter()
+        .filter_map(|a| match &a.detail {
+            AnomalyDetail::IcrcBad(_, e) => Some(BadPacket {
+                src: e.src?,
+                dst: e.dst?,
+                dest_qp: e.dest_qp?,
+                at: sequence::IcrcBad {
+                    frame: a.at.frame,
+                    ts_ns: a.at.ts_ns?,
+                },
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The ICRC-bad packets of the direction from `from` to `to`: its requests, and the
+/// responses to them (which its time-sequence graph draws as ACKs).
+fn bad_of(
+    icrc_bad: &[BadPacket],
+    from: (Address, Option<u32>),
+    to: (Address, Option<u32>),
+) -> Vec<sequence::IcrcBad> {
+    icrc_bad
+        .iter()
+        .filter(|b| {
+            let request = b.src == from.0 && b.dst == to.0 && Some(b.dest_qp) == to.1;
+            let response = b.src == to.0 && b.dst == from.0 && Some(b.dest_qp) == from.1;
+            request || response
+        })
+        .map(|b| b.at)
+        .collect()
+}
+
+fn connection(i: usize, c: &Connection<'_>, origin: u64, icrc_bad: &[BadPacket]) -> Markup {
     let a = end_name(&c.a_addr, c.a_qpn);
     let b = end_name(&c.b_addr, c.b_qpn);
     let ab = format!("{a} → {b}");
@@ -295,15 +355,28 @@ fn connection(i: usize, c: &Connection<'_>, origin: u64) -> Markup {
                 .map(|(s, span)| rates::Rates::of(s, span)),
         )
     });
+    let (a_end, b_end) = ((c.a_addr, c.a_qpn), (c.b_addr, c.b_qpn));
+    let bad = [
+        bad_of(icrc_bad, a_end, b_end),
+        bad_of(icrc_bad, b_end, a_end),
+    ];
+    let goodput = [0, 1].map(|i| {
+        (
+            directions[i].0,
+            sequences[i]
+                .zip(span)
+                .map(|(s, span)| rates::Rates::of_goodput(s, span)),
+        )
+    });
     html! {
         article.connection #(format!("conn-{i}")) {
             h3 { (i + 1) ". " (a) " ↔ " (b) " (" (c.transport()) ")" }
             @for (i, (name, _)) in directions.iter().enumerate() {
                 @if let Some(seq) = sequences[i] {
-                    (sequence::render(seq, origin, &format!("Time sequence: {name}")))
+                    (sequence::render(seq, origin, &format!("Time sequence: {name}"), &bad[i]))
                 }
             }
-            (throughput::render(&rates, origin))
+            (throughput::render(&goodput, origin))
             (latency::render(&rates, origin))
         }
     }

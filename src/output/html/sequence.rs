@@ -47,8 +47,25 @@ fn label(mark: Mark) -> &'static str {
     }
 }
 
-/// The chart of `seq`, times in µs from `origin_ns`; `title` names the direction.
-pub fn render(seq: &TimeSequence, origin_ns: u64, title: &str) -> Markup {
+/// A packet of the direction whose ICRC failed: its frame and time.
+#[derive(Debug, Clone, Copy)]
+pub struct IcrcBad {
+    pub frame: u64,
+    pub ts_ns: u64,
+}
+
+/// The point an ICRC-bad packet is marked at: its own, or (merged into a neighbour) the one
+/// nearest in time.
+fn point_of(points: &[Point], bad: IcrcBad) -> Option<&Point> {
+    points
+        .iter()
+        .find(|p| p.frame == bad.frame && p.ts_ns == bad.ts_ns)
+        .or_else(|| points.iter().min_by_key(|p| p.ts_ns.abs_diff(bad.ts_ns)))
+}
+
+/// The chart of `seq`, times in µs from `origin_ns`; `title` names the direction, and
+/// `icrc_bad` its packets whose ICRC failed.
+pub fn render(seq: &TimeSequence, origin_ns: u64, title: &str, icrc_bad: &[IcrcBad]) -> Markup {
     let points = &seq.points;
     let x = |p: &Point| p.ts_ns.saturating_sub(origin_ns) as f64 / 1e3;
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
@@ -85,7 +102,7 @@ pub fn render(seq: &TimeSequence, origin_ns: u64, title: &str) -> Markup {
         .into_iter()
         .filter(|m| points.iter().any(|p| p.mark == *m))
         .collect();
-    let keys: Vec<Key<'_>> = present
+    let mut keys: Vec<Key<'_>> = present
         .iter()
         .map(|&m| Key {
             color: palette::of_mark(m),
@@ -93,6 +110,18 @@ pub fn render(seq: &TimeSequence, origin_ns: u64, title: &str) -> Markup {
             label: label(m),
         })
         .collect();
+    let bad: Vec<(IcrcBad, Point)> = icrc_bad
+        .iter()
+        .filter_map(|&b| Some((b, *point_of(points, b)?)))
+        .collect();
+    if !bad.is_empty() {
+        // As the CRC chart draws it, larger and hollow, around the packet's own mark.
+        keys.push(Key {
+            color: palette::VERMILLION,
+            shape: "square",
+            label: "ICRC bad",
+        });
+    }
     let merged = seq.merges > 0 || points.len() > overlap::BUDGET;
     html! {
         figure {
@@ -114,6 +143,14 @@ pub fn render(seq: &TimeSequence, origin_ns: u64, title: &str) -> Markup {
                         g data-mark=(p.mark.name()) data-psn=(p.wire_psn()) data-upsn=(p.psn)
                             data-frame=(p.frame) data-ts-ns=(p.ts_ns) data-count=(p.count) {
                             (chart::mark_shape(shape(p.mark), &palette::css(palette::of_mark(p.mark)), d.px, d.py, radius(p.mark)))
+                        }
+                    }
+                    // Named apart from the CRC chart's `icrc_bad` marks, which count failures.
+                    @for (b, p) in &bad {
+                        @let (px, py) = map(x(p), p.psn as f64);
+                        g data-mark="icrc_bad_packet" data-psn=(p.wire_psn()) data-frame=(b.frame) data-ts-ns=(b.ts_ns) {
+                            rect x=(px - 6) y=(py - 6) width="12" height="12" fill="none"
+                                stroke=(palette::css(palette::VERMILLION)) stroke-width="2" {}
                         }
                     }
                 }

@@ -1,5 +1,7 @@
 //! Goodput per interval of a connection's two directions: payload first sent in the
-//! interval (retransmissions excluded), in Mb/s, one line each way.
+//! interval (retransmissions excluded), in Gb/s, one line each way, each point at the
+//! middle of its interval. Each direction's intervals hold several packets
+//! ([`Rates::of_goodput`]), so a steady sender draws a level line, not a comb.
 
 use maud::{Markup, html};
 
@@ -21,9 +23,11 @@ pub fn render(directions: &[(&str, Option<Rates>); 2], origin_ns: u64) -> Markup
             .iter()
             .enumerate()
             .map(|(k, b)| {
-                let start = t.start_ns.saturating_add(k as u64 * t.width_ns);
-                let x = start.saturating_sub(origin_ns) as f64 / 1e3;
-                (x, b.goodput_bytes as f64 * 8.0 / seconds / 1e6)
+                let middle = t
+                    .start_ns
+                    .saturating_add(k as u64 * t.width_ns + t.width_ns / 2);
+                let x = middle.saturating_sub(origin_ns) as f64 / 1e3;
+                (x, b.goodput_bytes as f64 * 8.0 / seconds / 1e9)
             })
             .collect();
         for &(x, y) in &points {
@@ -34,7 +38,7 @@ pub fn render(directions: &[(&str, Option<Rates>); 2], origin_ns: u64) -> Markup
         lines.push(Line {
             color,
             points,
-            steps: true,
+            steps: false,
         });
         keys.push(Key {
             color,
@@ -45,7 +49,7 @@ pub fn render(directions: &[(&str, Option<Rates>); 2], origin_ns: u64) -> Markup
     if lines.is_empty() {
         return html! {};
     }
-    let frame = Frame::series("chart-throughput", "goodput (Mb/s)", x0..x1, y1, lines);
+    let frame = Frame::series("chart-throughput", "goodput (Gb/s)", x0..x1, y1, lines);
     html! {
         figure {
             figcaption { "Goodput per interval" }

@@ -361,7 +361,7 @@ pub fn connection_schema<'a>() -> RowSchema<ConnectionRecord<'a>> {
         direction_int("active_ns", "last minus first packet", |d| d.req.active_ns),
         direction_int(
             "goodput_bps",
-            "payload bits per second over active_ns",
+            "this direction's new payload (no retransmissions), bits per second of active_ns",
             |d| d.req.goodput_bps(),
         ),
     ]);
@@ -534,6 +534,40 @@ pub fn connection_schema<'a>() -> RowSchema<ConnectionRecord<'a>> {
         false,
         |d| d.ce_to_cnp(),
     );
+    stats(
+        &mut c,
+        "ce_per_cnp",
+        "CE marks each CNP answered",
+        false,
+        |d| d.ce_per_cnp(),
+    );
+    stats(
+        &mut c,
+        "rate_before_cnp_bps",
+        "sender's request payload rate in the 50 us before a CNP",
+        false,
+        |d| d.rate_before_cnp(),
+    );
+    stats(
+        &mut c,
+        "rate_after_cnp_bps",
+        "sender's request payload rate in the 50 us after a CNP",
+        false,
+        |d| d.rate_after_cnp(),
+    );
+    c.extend([
+        direction_int(
+            "rate_cut_after_cnp_samples",
+            "CNPs with the sender's rate known before and after",
+            |d| (d.rate_cut_samples() > 0).then(|| d.rate_cut_samples()),
+        ),
+        // The datasets have no floating-point column: the ratio is in millionths.
+        direction_int(
+            "rate_cut_after_cnp_p50_ppm",
+            "median of after-rate over before-rate per CNP, in millionths",
+            |d| d.rate_cut_after_cnp_ppm(),
+        ),
+    ]);
     c.extend([
         direction_int(
             "capture_loss_missed",
