@@ -10,8 +10,10 @@ pub mod halve;
 pub mod hosts;
 pub mod key;
 pub mod pause_lanes;
+pub mod pause_overlap;
 pub mod pfc;
 pub mod points;
+pub mod priorities;
 pub mod psn;
 pub mod sketch;
 
@@ -51,6 +53,11 @@ pub struct AnalyzeConfig {
     pub graphs: bool,
     /// `--qp`: the QPN whose connections alone were analysed, of all the capture holds.
     pub qp: Option<u32>,
+    /// `--stall`: silences longer than this are stalls; by default 4 × the direction's p99
+    /// RTT, and at least 20 µs.
+    pub stall_ns: Option<u64>,
+    /// `--dscp-map`: the priority of untagged traffic by DSCP.
+    pub dscp_map: priorities::DscpMap,
 }
 
 impl Default for AnalyzeConfig {
@@ -69,6 +76,8 @@ impl Default for AnalyzeConfig {
             max_buckets: 1000,
             graphs: false,
             qp: None,
+            stall_ns: None,
+            dscp_map: priorities::DscpMap::default(),
         }
     }
 }
@@ -325,6 +334,8 @@ pub struct Analyzer {
     /// Runs of PSNs the capture missed, the first `max_anomalies` of them; all are counted.
     pub capture_missed: Vec<capture_loss::MissedRun>,
     pub capture_missed_runs: u64,
+    /// What each PFC priority carried.
+    pub priorities: priorities::PriorityCounts,
 }
 
 impl Analyzer {
@@ -336,7 +347,8 @@ impl Analyzer {
                 None => points,
             }
         });
-        let mut connections = ConnectionTable::new(config.max_flows, config.pmtu);
+        let mut connections =
+            ConnectionTable::new(config.max_flows, config.pmtu).with_stall(config.stall_ns);
         if let Some(interval) = config.interval_ns {
             connections = connections.with_timelines(interval, config.max_buckets);
         }
@@ -375,6 +387,7 @@ impl Analyzer {
             hosts: hosts::Hosts::default(),
             capture_missed: Vec::new(),
             capture_missed_runs: 0,
+            priorities: priorities::PriorityCounts::default(),
         }
     }
 
@@ -441,6 +454,11 @@ impl Analyzer {
             self.becn += u64::from(bth.becn() && !cnp);
         }
         if let Some(key) = key {
+            let class = priorities::class_of(pkt, &self.config.dscp_map);
+            if let Some(class) = class {
+                self.priorities
+                    .add(class, pkt.len, ce, key.role == Role::Cnp);
+            }
             if key.role == Role::Cnp {
                 self.counts.cnp += 1;
                 self.first_cnp.get_or_insert((at, key));
@@ -449,6 +467,12 @@ impl Analyzer {
                 self.first_ce.get_or_insert((at, key));
             }
             let end = self.connections.observe(pkt, &key, at);
+            if let Some((slot, Some(_))) = end {
+                self.connections.set_class(slot, class);
+            }
+            if !self.connections.silences.is_empty() {
+                self.measure_silences();
+            }
             let read = pkt.bth.is_some_and(|b| opcode::is_read_request(b.opcode()));
             let pmtu = match end {
                 Some((slot, _)) if read => self.connections.read_pmtu(slot),
@@ -504,6 +528,31 @@ impl Analyzer {
                 }
             }
         }
+    }
+
+    /// Measures the silences that just ended against the pauses of their priority.
+    #[inline(never)]
+    fn measure_silences(&mut self) {
+        let mut silences = std::mem::take(&mut self.connections.silences);
+        for (slot, mut silence) in silences.drain(..) {
+            let priority = self
+                .connections
+                .ends()
+                .get(slot as usize)
+                .and_then(|e| e.req.class);
+            if let Some(class) = priority {
+                let overlap =
+                    self.pfc
+                        .recent
+                        .overlap(class.priority, silence.start_ns, silence.end_ns());
+                silence.priority = Some(class.priority);
+                silence.paused_ns = overlap.paused_ns;
+                silence.paused_by = overlap.by;
+            }
+            self.connections.record_silence(slot, silence);
+        }
+        // The vector's room is kept for the next ones.
+        self.connections.silences = silences;
     }
 
     fn crc_lane(&mut self, pkt: &Packet<'_>, at: FrameRef, check: crc_lanes::Check) {

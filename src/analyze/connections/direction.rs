@@ -4,8 +4,10 @@
 
 use super::super::capture_loss::CaptureLoss;
 use super::super::key::{FrameRef, SeqDetail, Verdict};
+use super::super::priorities::Class;
 use super::super::psn;
 use super::super::sketch::Sketch;
+use super::stall::Stalls;
 
 /// Idle gaps longer than this do not count as active time for goodput.
 pub const IDLE_NS: u64 = 1_000_000;
@@ -98,6 +100,10 @@ pub struct Requests {
     /// What the capture missed of this direction, told apart from what the network lost:
     /// `psn_gaps` and `missing_psns` count only the gaps it decided were lost.
     pub capture: CaptureLoss,
+    /// Silences with requests outstanding, and time with none.
+    pub stalls: Stalls,
+    /// The priority of the first request that showed one.
+    pub class: Option<Class>,
     ring: [Outstanding; OUTSTANDING],
     ring_head: u8,
     ring_len: u8,
@@ -205,6 +211,21 @@ impl Requests {
         }
         self.first_ts.get_or_insert(ts);
         self.last_ts = Some(self.last_ts.map_or(ts, |l| l.max(ts)));
+    }
+
+    /// Before a packet of this direction at `ts`: the start of the silence it ends, when
+    /// requests were outstanding through a silence of at least `floor_ns`. Time with none
+    /// outstanding is idle. Both are known only once an acknowledgement was seen.
+    #[inline]
+    pub fn silence_before(&mut self, ts: Option<u64>, floor_ns: u64) -> Option<u64> {
+        let (ts, last, acked) = (ts?, self.last_ts?, self.seq.acked_to?);
+        let gap = ts.checked_sub(last)?;
+        if psn::diff(self.seq.highest, acked) >= 0 {
+            (gap >= floor_ns).then_some(last)
+        } else {
+            self.stalls.idle_ns += gap;
+            None
+        }
     }
 
     /// A response payload (READ data) moved for this direction, or a response's time.

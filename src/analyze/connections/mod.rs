@@ -9,6 +9,7 @@ mod index;
 mod select;
 pub mod sequence;
 mod series;
+pub mod stall;
 mod timeline;
 
 use std::collections::HashMap;
@@ -24,6 +25,7 @@ pub use timeline::{Bucket, Timeline};
 use super::capture_loss::{Counts as CaptureCounts, Decided};
 use super::flows::FlowHint;
 use super::key::{FlowKey, FrameRef, PmtuSource, SeqDetail, Transport, Verdict, is_legal_pmtu};
+use super::priorities::Class;
 use super::psn;
 use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
@@ -145,6 +147,13 @@ pub struct ConnectionTable {
     pub decided: Vec<(FlowKey, FlowHint, Decided)>,
     /// The capture-loss counts of evicted ends.
     evicted_capture: CaptureCounts,
+    /// Silences shorter than this are not measured: `--stall`, or [`stall::FLOOR_NS`].
+    stall_floor_ns: u64,
+    /// `--stall`, which replaces the default threshold.
+    stall_given: Option<u64>,
+    /// Silences that just ended, by the end whose requests fell silent: for the analyzer
+    /// to measure against the pauses before they are recorded.
+    pub silences: Vec<(u32, stall::Silence)>,
 }
 
 fn pmtu_from_code(code: u8) -> Option<u32> {
@@ -168,6 +177,33 @@ impl ConnectionTable {
             evicted: 0,
             decided: Vec::new(),
             evicted_capture: CaptureCounts::default(),
+            stall_floor_ns: stall::FLOOR_NS,
+            stall_given: None,
+            silences: Vec::new(),
+        }
+    }
+
+    /// `--stall`: silences longer than `threshold_ns` are stalls, whatever the RTT.
+    pub fn with_stall(mut self, threshold_ns: Option<u64>) -> Self {
+        self.stall_given = threshold_ns;
+        self.stall_floor_ns = threshold_ns.unwrap_or(stall::FLOOR_NS);
+        self
+    }
+
+    /// The priority of the requests end `slot` receives, from the first that shows one.
+    #[inline]
+    pub fn set_class(&mut self, slot: usize, class: Option<Class>) {
+        if let Some(end) = self.ends.get_mut(slot)
+            && end.req.class.is_none()
+        {
+            end.req.class = class;
+        }
+    }
+
+    /// Books a silence measured against the pauses, on the direction it belongs to.
+    pub fn record_silence(&mut self, slot: u32, silence: stall::Silence) {
+        if let Some(end) = self.ends.get_mut(slot as usize) {
+            end.req.stalls.record(silence);
         }
     }
 
@@ -361,8 +397,18 @@ impl ConnectionTable {
 
     /// The capture ended: gaps still undecided are unconfirmed.
     pub fn finish(&mut self) {
-        for end in &mut self.ends {
+        for slot in 0..self.ends.len() {
+            // The RTT of a direction is timed at the requester's end, its peer.
+            let rtt_p99 = self.ends[slot]
+                .peer
+                .and_then(|p| self.ends.get(p as usize))
+                .and_then(|peer| peer.rsp.rtt.quantile(0.99));
+            let threshold = self
+                .stall_given
+                .unwrap_or_else(|| stall::default_threshold(rtt_p99));
+            let end = &mut self.ends[slot];
             end.req.capture.finish();
+            end.req.stalls.settle(threshold);
         }
     }
 
@@ -410,7 +456,10 @@ impl ConnectionTable {
         let graphs = self.graphs;
         let peer = self.ends[slot].peer;
         let nak = peer.and_then(|p| self.ends[p as usize].rsp.last_nak);
+        let last_cnp = peer.and_then(|p| self.ends[p as usize].rsp.last_cnp_ts);
+        let floor = self.stall_floor_ns;
         let end = &mut self.ends[slot];
+        let silent_since = end.req.silence_before(at.ts_ns, floor);
         if end.transport.is_none() {
             end.transport = Transport::of_opcode(op);
         }
@@ -507,6 +556,14 @@ impl ConnectionTable {
                 .or_default()
                 .push(slot as u32);
         }
+        if let Some(start) = silent_since {
+            let ended_by = match verdict {
+                Verdict::New | Verdict::Gap => stall::Ending::Request,
+                _ if nak.is_some_and(|n| n.rnr && n.psn == bth.psn()) => stall::Ending::RnrRetry,
+                _ => stall::Ending::Retransmission,
+            };
+            self.silence_ended(slot, start, at, ended_by, nak, last_cnp);
+        }
         if matches!(verdict, Verdict::GoBackN | Verdict::GoBack0)
             && let Some(peer) = peer
         {
@@ -531,6 +588,8 @@ impl ConnectionTable {
         if end.transport.is_none() {
             end.transport = Transport::of_opcode(op);
         }
+        // What the requester had heard before this response: what a silence began with.
+        let (prior_nak, last_cnp) = (end.rsp.last_nak, end.rsp.last_cnp_ts);
         end.rsp.packets += 1;
         end.rsp.payload_bytes += u64::from(payload);
         end.rsp.max_payload = end.rsp.max_payload.max(payload);
@@ -561,8 +620,10 @@ impl ConnectionTable {
         if bth.becn() {
             end.rsp.becn += 1;
         }
-        let Some(peer) = end.peer else { return };
-        let (end, peer) = self.two(slot, peer as usize);
+        let Some(peer_slot) = end.peer else { return };
+        let floor = self.stall_floor_ns;
+        let (end, peer) = self.two(slot, peer_slot as usize);
+        let silent_since = peer.req.silence_before(at.ts_ns, floor);
         peer.req.touch_response(at.ts_ns, payload);
         let rtt = peer.req.acknowledge(p, op, at, nak, &mut end.rsp);
         if let (Some(series), Some(ts)) = (&mut peer.req.series, at.ts_ns) {
@@ -580,6 +641,51 @@ impl ConnectionTable {
                 sequence.push_with(ts, p, at.frame, mark, payload, rtt);
             }
         }
+        if let Some(start) = silent_since {
+            let ended_by = match mark {
+                Mark::Nak => stall::Ending::Nak,
+                Mark::RnrNak => stall::Ending::RnrNak,
+                _ => stall::Ending::Ack,
+            };
+            self.silence_ended(peer_slot as usize, start, at, ended_by, prior_nak, last_cnp);
+        }
+    }
+
+    /// A silence of end `slot`'s requests ended with `at`: queued for the analyzer, with
+    /// the NAK the requester last heard and its last CNP, to tell what overlapped it.
+    #[cold]
+    fn silence_ended(
+        &mut self,
+        slot: usize,
+        start: u64,
+        at: FrameRef,
+        ended_by: stall::Ending,
+        nak: Option<direction::Nak>,
+        last_cnp: Option<u64>,
+    ) {
+        let Some(now) = at.ts_ns else { return };
+        let began_with = nak.filter(|n| n.at.ts_ns == Some(start)).map(|n| {
+            if n.rnr {
+                stall::Began::RnrNak
+            } else {
+                stall::Began::Nak
+            }
+        });
+        self.silences.push((
+            slot as u32,
+            stall::Silence {
+                start_ns: start,
+                duration_ns: now - start,
+                file: at.file,
+                frame: at.frame,
+                ended_by,
+                began_with,
+                cnp: last_cnp.is_some_and(|c| c > start && c <= now),
+                priority: None,
+                paused_ns: 0,
+                paused_by: None,
+            },
+        ));
     }
 
     fn pair_by_traffic(&mut self, slot: usize, p: u32) {
