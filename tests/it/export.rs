@@ -24,6 +24,7 @@ pub fn all_captures() -> Vec<PathBuf> {
         "fixtures/scenarios",
         "fixtures/connections",
         "fixtures/points",
+        "fixtures/stalls",
     ] {
         for entry in std::fs::read_dir(root().join(dir)).expect("fixtures") {
             let path = entry.expect("entry").path();
