@@ -228,3 +228,55 @@ fn a_bad_dscp_map_is_refused() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("DSCP=PRIORITY"), "{}", stderr(&out));
 }
+
+/// The `data-*` attributes of the HTML marks of `kind`.
+fn html_marks(page: &str, kind: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let tag = regex::Regex::new(r#"<(?:g|rect) (data-mark="[a-z_]+"[^>]*)>"#).unwrap();
+    let attr = regex::Regex::new(r#"([a-z-]+)="([^"]*)""#).unwrap();
+    tag.captures_iter(page)
+        .map(|c| {
+            attr.captures_iter(&c[1])
+                .map(|a| (a[1].to_string(), a[2].to_string()))
+                .collect()
+        })
+        .filter(|m: &std::collections::BTreeMap<String, String>| m["data-mark"] == kind)
+        .collect()
+}
+
+#[test]
+fn the_pause_timeline_draws_the_stalled_connections_under_the_pause() {
+    let name = "pfc_stalled_host.pcap";
+    let truth = truth(name);
+    let scratch = tempfile::tempdir().unwrap();
+    let html = scratch.path().join("report.html");
+    run(&["analyze", "--html", html.to_str().unwrap(), &path(name)]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let pauses = html_marks(&page, "pause");
+    assert_eq!(pauses.len(), 1);
+    assert_eq!(pauses[0]["data-lane"], "0");
+    let stalls = html_marks(&page, "stall");
+    let want = truth["stalled"].as_array().unwrap();
+    assert_eq!(stalls.len(), want.len(), "only the stalled connections");
+    for (i, (got, want)) in stalls.iter().zip(want).enumerate() {
+        // Right under the pause lane, one lane each.
+        assert_eq!(got["data-lane"], (i + 1).to_string());
+        assert_eq!(got["data-priority"], "3");
+        let qp = want["dest_qp"].as_u64().unwrap();
+        assert_eq!(got["data-conn"], format!("10.0.5.2 → 10.0.5.3 qp {qp:#x}"));
+        assert_eq!(got["data-ts-ns"], want["start_ns"].to_string());
+        let end = want["start_ns"].as_u64().unwrap() + want["duration_ns"].as_u64().unwrap();
+        assert_eq!(got["data-end-ns"], end.to_string());
+        assert_eq!(got["data-paused-ns"], want["paused_ns"].to_string());
+    }
+    // A capture whose pause stalled nothing draws the pause alone.
+    let html = scratch.path().join("two.html");
+    run(&[
+        "analyze",
+        "--html",
+        html.to_str().unwrap(),
+        &path("two_priorities.pcap"),
+    ]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(html_marks(&page, "pause").len(), 1);
+    assert!(html_marks(&page, "stall").is_empty());
+}
