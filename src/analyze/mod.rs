@@ -334,7 +334,7 @@ pub struct Analyzer {
     /// Runs of PSNs the capture missed, the first `max_anomalies` of them; all are counted.
     pub capture_missed: Vec<capture_loss::MissedRun>,
     pub capture_missed_runs: u64,
-    /// What each PFC priority carried.
+    /// What each PFC priority carried, from the flows, once finished.
     pub priorities: priorities::PriorityCounts,
 }
 
@@ -454,11 +454,6 @@ impl Analyzer {
             self.becn += u64::from(bth.becn() && !cnp);
         }
         if let Some(key) = key {
-            let class = priorities::class_of(pkt, &self.config.dscp_map);
-            if let Some(class) = class {
-                self.priorities
-                    .add(class, pkt.len, ce, key.role == Role::Cnp);
-            }
             if key.role == Role::Cnp {
                 self.counts.cnp += 1;
                 self.first_cnp.get_or_insert((at, key));
@@ -467,9 +462,6 @@ impl Analyzer {
                 self.first_ce.get_or_insert((at, key));
             }
             let end = self.connections.observe(pkt, &key, at);
-            if let Some((slot, Some(_))) = end {
-                self.connections.set_class(slot, class);
-            }
             if !self.connections.silences.is_empty() {
                 self.measure_silences();
             }
@@ -535,11 +527,7 @@ impl Analyzer {
     fn measure_silences(&mut self) {
         let mut silences = std::mem::take(&mut self.connections.silences);
         for (slot, mut silence) in silences.drain(..) {
-            let priority = self
-                .connections
-                .ends()
-                .get(slot as usize)
-                .and_then(|e| e.req.class);
+            let priority = self.class_of_end(slot as usize);
             if let Some(class) = priority {
                 let overlap =
                     self.pfc
@@ -553,6 +541,25 @@ impl Analyzer {
         }
         // The vector's room is kept for the next ones.
         self.connections.silences = silences;
+    }
+
+    /// The priority of the requests end `slot` receives: its request flow's first packet's,
+    /// looked up once and kept on the end.
+    fn class_of_end(&mut self, slot: usize) -> Option<priorities::Class> {
+        let end = self.connections.ends().get(slot)?;
+        if end.req.class.is_some() {
+            return end.req.class;
+        }
+        let key = end.key?;
+        let flow = FlowKey {
+            src: key.peer,
+            dst: key.addr,
+            dest_qp: key.qpn,
+            role: Role::Request,
+        };
+        let class = self.flows.get(&flow)?.wire.class(&self.config.dscp_map);
+        self.connections.set_class(slot, class);
+        class
     }
 
     fn crc_lane(&mut self, pkt: &Packet<'_>, at: FrameRef, check: crc_lanes::Check) {
@@ -574,6 +581,14 @@ impl Analyzer {
         }
         self.flows.finish();
         self.connections.finish();
+        for slot in 0..self.connections.ends().len() {
+            self.class_of_end(slot);
+        }
+        for (wire, carried) in self.flows.carried_by_wire() {
+            if let Some(class) = wire.class(&self.config.dscp_map) {
+                self.priorities.add(class, carried);
+            }
+        }
         self.pfc.finish(&mut self.anomalies);
         self.anomalies
             .kept

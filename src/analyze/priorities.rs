@@ -78,22 +78,37 @@ fn dscp(pkt: &Packet<'_>) -> Option<u8> {
     }
 }
 
-/// The priority a switch gives the packet: the outermost VLAN tag's PCP, or else its DSCP
-/// through `map`.
-#[inline]
-pub fn class_of(pkt: &Packet<'_>, map: &DscpMap) -> Option<Class> {
-    let dscp = dscp(pkt);
-    match pkt.vlans.iter().next() {
-        Some(tag) => Some(Class {
-            priority: tag.pcp(),
-            source: Source::Pcp,
-            dscp,
-        }),
-        None => dscp.map(|d| Class {
-            priority: map.priority(d),
-            source: Source::Dscp,
-            dscp: Some(d),
-        }),
+/// What a packet shows of its class: the outermost VLAN tag's PCP and its DSCP. Kept per
+/// flow from its first packet, and turned into a priority through the map at the end, so
+/// that no packet pays for a look-up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wire {
+    pub pcp: Option<u8>,
+    pub dscp: Option<u8>,
+}
+
+impl Wire {
+    pub fn of(pkt: &Packet<'_>) -> Wire {
+        Wire {
+            pcp: pkt.vlans.iter().next().map(|tag| tag.pcp()),
+            dscp: dscp(pkt),
+        }
+    }
+
+    /// The priority a switch gives it: the tag's PCP, or else the DSCP through `map`.
+    pub fn class(self, map: &DscpMap) -> Option<Class> {
+        match self.pcp {
+            Some(pcp) => Some(Class {
+                priority: pcp,
+                source: Source::Pcp,
+                dscp: self.dscp,
+            }),
+            None => self.dscp.map(|d| Class {
+                priority: map.priority(d),
+                source: Source::Dscp,
+                dscp: Some(d),
+            }),
+        }
     }
 }
 
@@ -108,16 +123,16 @@ pub struct Carried {
 }
 
 impl Carried {
-    fn add(&mut self, len: u32, ce: bool, cnp: bool) {
-        self.packets += 1;
-        self.bytes += u64::from(len);
-        self.ce += u64::from(ce);
-        self.cnps += u64::from(cnp);
+    pub fn add(&mut self, other: Carried) {
+        self.packets += other.packets;
+        self.bytes += other.bytes;
+        self.ce += other.ce;
+        self.cnps += other.cnps;
     }
 }
 
 /// Per priority, what it carried by DSCP (index [`DSCPS`] for tagged frames without one),
-/// and how its packets were classified. Fixed arrays: one add per packet, no look-up.
+/// and how its packets were classified: the flows' counts, added up at the end.
 #[derive(Debug, Clone)]
 pub struct PriorityCounts {
     by_dscp: Box<[[Carried; DSCPS + 1]; PRIORITIES]>,
@@ -135,11 +150,10 @@ impl Default for PriorityCounts {
 }
 
 impl PriorityCounts {
-    #[inline]
-    pub fn add(&mut self, class: Class, len: u32, ce: bool, cnp: bool) {
+    pub fn add(&mut self, class: Class, carried: Carried) {
         let p = usize::from(class.priority) & (PRIORITIES - 1);
         let d = class.dscp.map_or(DSCPS, |d| usize::from(d) & (DSCPS - 1));
-        self.by_dscp[p][d].add(len, ce, cnp);
+        self.by_dscp[p][d].add(carried);
         self.sources[p] |= match class.source {
             Source::Pcp => 1,
             Source::Dscp => 2,
@@ -150,10 +164,7 @@ impl PriorityCounts {
     pub fn total(&self, priority: u8) -> Carried {
         let mut total = Carried::default();
         for c in &self.by_dscp[usize::from(priority) & (PRIORITIES - 1)] {
-            total.packets += c.packets;
-            total.bytes += c.bytes;
-            total.ce += c.ce;
-            total.cnps += c.cnps;
+            total.add(*c);
         }
         total
     }

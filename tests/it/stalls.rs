@@ -5,6 +5,18 @@ use serde_json::Value;
 
 use crate::harness::{fixture, rdmadump, stderr, stdout};
 
+/// What the truth gives of each stall.
+const STALL_KEYS: [&str; 8] = [
+    "start_ns",
+    "duration_ns",
+    "ended_by",
+    "after",
+    "cnp",
+    "priority",
+    "paused_ns",
+    "paused_by",
+];
+
 fn path(name: &str) -> String {
     fixture(&format!("stalls/{name}"))
         .to_str()
@@ -77,16 +89,7 @@ fn the_paused_hosts_requesters_stall_and_the_others_do_not() {
         assert_eq!(d["paused_ns"], want["paused_total_ns"]);
         assert_eq!(d["idle_ns"], want["idle_ns"]);
         let stall = &d["stalls"][0];
-        for key in [
-            "start_ns",
-            "duration_ns",
-            "ended_by",
-            "after",
-            "cnp",
-            "priority",
-            "paused_ns",
-            "paused_by",
-        ] {
+        for key in STALL_KEYS {
             assert_eq!(stall[key], want[key], "{key}");
         }
         stalled += 1;
@@ -163,16 +166,7 @@ fn an_rnr_wait_is_a_stall_ended_by_the_retry_with_the_cnp_it_overlapped() {
     }
     assert_eq!(d["paused_ns"], 0);
     let stall = &d["stalls"][0];
-    for key in [
-        "start_ns",
-        "duration_ns",
-        "ended_by",
-        "after",
-        "cnp",
-        "priority",
-        "paused_ns",
-        "paused_by",
-    ] {
+    for key in STALL_KEYS {
         assert_eq!(stall[key], want[key], "{key}");
     }
     let text = run(&["analyze", &path(name)]);

@@ -190,8 +190,7 @@ impl ConnectionTable {
         self
     }
 
-    /// The priority of the requests end `slot` receives, from the first that shows one.
-    #[inline]
+    /// The priority of the requests end `slot` receives.
     pub fn set_class(&mut self, slot: usize, class: Option<Class>) {
         if let Some(end) = self.ends.get_mut(slot)
             && end.req.class.is_none()
@@ -456,7 +455,6 @@ impl ConnectionTable {
         let graphs = self.graphs;
         let peer = self.ends[slot].peer;
         let nak = peer.and_then(|p| self.ends[p as usize].rsp.last_nak);
-        let last_cnp = peer.and_then(|p| self.ends[p as usize].rsp.last_cnp_ts);
         let floor = self.stall_floor_ns;
         let end = &mut self.ends[slot];
         let silent_since = end.req.silence_before(at.ts_ns, floor);
@@ -562,7 +560,7 @@ impl ConnectionTable {
                 _ if nak.is_some_and(|n| n.rnr && n.psn == bth.psn()) => stall::Ending::RnrRetry,
                 _ => stall::Ending::Retransmission,
             };
-            self.silence_ended(slot, start, at, ended_by, nak, last_cnp);
+            self.silence_ended(slot, peer, start, at, ended_by, None);
         }
         if matches!(verdict, Verdict::GoBackN | Verdict::GoBack0)
             && let Some(peer) = peer
@@ -588,9 +586,9 @@ impl ConnectionTable {
         if end.transport.is_none() {
             end.transport = Transport::of_opcode(op);
         }
-        // What the requester had heard before this response: what a silence began with.
-        let (prior_nak, last_cnp) = (end.rsp.last_nak, end.rsp.last_cnp_ts);
         end.rsp.packets += 1;
+        // A NAK replaces the last one, which a silence it ends may have begun with.
+        let mut prior_nak = None;
         end.rsp.payload_bytes += u64::from(payload);
         end.rsp.max_payload = end.rsp.max_payload.max(payload);
         let mut nak = false;
@@ -600,12 +598,14 @@ impl ConnectionTable {
         if let Some(aeth) = pkt.aeth {
             match aeth.decode() {
                 Syndrome::Nak(code) => {
+                    prior_nak = Some(end.rsp.last_nak);
                     nak = true;
                     mark = Mark::Nak;
                     end.rsp.nak(nak_index(code), p, at);
                     end.history.push(HistoryEvent::Nak, out, clock_of(at));
                 }
                 Syndrome::RnrNak { .. } => {
+                    prior_nak = Some(end.rsp.last_nak);
                     nak = true;
                     mark = Mark::RnrNak;
                     end.rsp.rnr(p, at);
@@ -647,23 +647,36 @@ impl ConnectionTable {
                 Mark::RnrNak => stall::Ending::RnrNak,
                 _ => stall::Ending::Ack,
             };
-            self.silence_ended(peer_slot as usize, start, at, ended_by, prior_nak, last_cnp);
+            self.silence_ended(
+                peer_slot as usize,
+                Some(slot as u32),
+                start,
+                at,
+                ended_by,
+                prior_nak,
+            );
         }
     }
 
     /// A silence of end `slot`'s requests ended with `at`: queued for the analyzer, with
-    /// the NAK the requester last heard and its last CNP, to tell what overlapped it.
+    /// what the requester (end `requester`) last heard, a NAK or a CNP, to tell what
+    /// overlapped it. `prior_nak` is the NAK it had heard when `at` is a NAK itself.
     #[cold]
     fn silence_ended(
         &mut self,
         slot: usize,
+        requester: Option<u32>,
         start: u64,
         at: FrameRef,
         ended_by: stall::Ending,
-        nak: Option<direction::Nak>,
-        last_cnp: Option<u64>,
+        prior_nak: Option<Option<direction::Nak>>,
     ) {
         let Some(now) = at.ts_ns else { return };
+        let heard = requester
+            .and_then(|r| self.ends.get(r as usize))
+            .map(|e| &e.rsp);
+        let nak = prior_nak.unwrap_or_else(|| heard.and_then(|r| r.last_nak));
+        let last_cnp = heard.and_then(|r| r.last_cnp_ts);
         let began_with = nak.filter(|n| n.at.ts_ns == Some(start)).map(|n| {
             if n.rnr {
                 stall::Began::RnrNak
