@@ -92,6 +92,12 @@ impl RecentPauses {
 
     /// How long `priority` (or every priority, by 802.3x) was paused within `from..to`.
     pub fn overlap(&self, priority: u8, from: u64, to: u64) -> Overlap {
+        let quiet =
+            |slot: Option<&Slot>| slot.is_none_or(|s| s.open.is_empty() && s.finished.is_empty());
+        // Most captures pause nothing: no silence should pay for looking.
+        if quiet(self.slots.get(usize::from(priority))) && quiet(self.slots.get(ALL)) {
+            return Overlap::default();
+        }
         let mut found = [(Mac::default(), 0u64, 0u64); MEASURED];
         let mut n = 0;
         for slot in [usize::from(priority), ALL] {
