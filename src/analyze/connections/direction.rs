@@ -102,7 +102,8 @@ pub struct Requests {
     pub capture: CaptureLoss,
     /// Silences with requests outstanding, and time with none.
     pub stalls: Stalls,
-    /// The priority of the first request that showed one.
+    /// The priority of the direction's request flow (its first packet's), looked up when a
+    /// silence ends or the capture does, rather than paid for by every packet.
     pub class: Option<Class>,
     ring: [Outstanding; OUTSTANDING],
     ring_head: u8,
