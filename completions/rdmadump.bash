@@ -85,7 +85,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__analyze)
-            opts="-Y -r -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --fail-on --single-point --order --skew-bound --offset --interval --max-buckets --html --html-top --help"
+            opts="-Y -r -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --fail-on --single-point --order --skew-bound --offset --interval --max-buckets --html --html-top --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -163,6 +163,14 @@ _rdmadump() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --stall)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dscp-map)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --fail-on)
                     COMPREPLY=($(compgen -W "psn_gap go_back_n nak rnr_nak icrc_bad vcrc_bad pfc_storm pause_cascade malformed pause_storm lost_between capture_loss=RATIO" -- "${cur}"))
                     return 0
@@ -217,7 +225,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__export)
-            opts="-Y -r -o -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --output --max-file-size --partition --replace --name --schema --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --help"
+            opts="-Y -r -o -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --output --max-file-size --partition --replace --name --schema --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -304,6 +312,14 @@ _rdmadump() {
                     return 0
                     ;;
                 --max-pfc-senders)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stall)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dscp-map)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

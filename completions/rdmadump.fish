@@ -93,6 +93,8 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l link-speed
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l storm-threshold -d 'Continuous pause that makes a PFC storm, e.g. 100ms, 500us, 1s' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l max-flows -d 'Most flows kept at once; beyond it the least recently active flow is evicted' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l max-pfc-senders -d 'Most (sender, priority) PFC states kept at once' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l stall -d 'A connection direction with requests outstanding that sends and receives nothing for longer than TIME is stalled, e.g. 50us, 1ms (default: 4 × the direction\'s p99 RTT, and at least 20us)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l dscp-map -d 'The switch\'s priority for untagged traffic by DSCP, e.g. 26=3,46=5; DSCPs not given have priority DSCP/8. Tagged frames have their VLAN PCP\'s' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l fail-on -d 'Exit with status 1 if anomalies of these kinds are found (comma-separated), or if the capture missed more than RATIO of the request packets (capture_loss=RATIO)' -r -f -a "psn_gap\t''
 go_back_n\t''
 nak\t''
@@ -151,6 +153,8 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l link-speed 
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l storm-threshold -d 'Continuous pause that makes a PFC storm, e.g. 100ms, 500us, 1s' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l max-flows -d 'Most flows kept at once; beyond it the least recently active flow is evicted' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l max-pfc-senders -d 'Most (sender, priority) PFC states kept at once' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l stall -d 'A connection direction with requests outstanding that sends and receives nothing for longer than TIME is stalled, e.g. 50us, 1ms (default: 4 × the direction\'s p99 RTT, and at least 20us)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l dscp-map -d 'The switch\'s priority for untagged traffic by DSCP, e.g. 26=3,46=5; DSCPs not given have priority DSCP/8. Tagged frames have their VLAN PCP\'s' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l replace -d 'Replace the files of an earlier export of the same capture (by name) instead of refusing'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l schema -d 'Print the three datasets\' columns and Arrow types as Markdown, and exit'

@@ -356,6 +356,17 @@ pub struct AnalysisArgs {
     /// Most (sender, priority) PFC states kept at once
     #[arg(long, default_value_t = 65_536, value_name = "N")]
     pub max_pfc_senders: usize,
+
+    /// A connection direction with requests outstanding that sends and receives nothing
+    /// for longer than TIME is stalled, e.g. 50us, 1ms (default: 4 × the direction's p99
+    /// RTT, and at least 20us)
+    #[arg(long, value_parser = parse_duration, value_name = "TIME")]
+    pub stall: Option<Duration>,
+
+    /// The switch's priority for untagged traffic by DSCP, e.g. 26=3,46=5; DSCPs not
+    /// given have priority DSCP/8. Tagged frames have their VLAN PCP's
+    #[arg(long, value_delimiter = ',', value_parser = parse_dscp_pair, value_name = "DSCP=PRIO")]
+    pub dscp_map: Vec<(u8, u8)>,
 }
 
 #[derive(Debug, Args)]
@@ -626,6 +637,18 @@ pub fn parse_offset(s: &str) -> Result<(PathBuf, i64), String> {
     Ok((PathBuf::from(file), if negative { -ns } else { ns }))
 }
 
+/// `26=3`: DSCP 26 travels on priority 3.
+pub fn parse_dscp_pair(s: &str) -> Result<(u8, u8), String> {
+    let bad = || format!("`{s}` is not DSCP=PRIORITY like 26=3 (DSCP 0-63, priority 0-7)");
+    let (dscp, priority) = s.trim().split_once('=').ok_or_else(bad)?;
+    let dscp: u8 = dscp.trim().parse().map_err(|_| bad())?;
+    let priority: u8 = priority.trim().parse().map_err(|_| bad())?;
+    if dscp > 63 || priority > 7 {
+        return Err(bad());
+    }
+    Ok((dscp, priority))
+}
+
 /// `100ms`, `250us`, `2s`, `500ns`.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
@@ -874,6 +897,10 @@ mod tests {
         assert_eq!(parse_duration("250us"), Ok(Duration::from_micros(250)));
         assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
         assert!(parse_duration("5 parsecs").is_err());
+        assert_eq!(parse_dscp_pair("26=3"), Ok((26, 3)));
+        assert!(parse_dscp_pair("64=3").is_err());
+        assert!(parse_dscp_pair("26=8").is_err());
+        assert!(parse_dscp_pair("26").is_err());
     }
 
     #[test]

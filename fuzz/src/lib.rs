@@ -156,6 +156,9 @@ pub fn analyze_capture(data: &[u8]) {
         graphs: n / 7 % 2 == 1,
         // `--qp` names the QPN in the text header.
         qp: (n / 11 % 2 == 1).then_some(n as u32 & 0xff_ffff),
+        // `--stall 0ns` makes every silence with requests outstanding a stall.
+        stall_ns: [None, Some(0), Some(1_000)][n / 13 % 3],
+        dscp_map: rdmadump::analyze::priorities::DscpMap::with(&[(n as u8 & 63, 7)]),
     };
     let mut analyzer = Analyzer::new(config);
     let opts = DecodeOptions::default();

@@ -14,6 +14,7 @@ use super::capture_loss::Run;
 use super::key::{
     FlowKey, FrameRef, PmtuSource, SeqDetail, Verdict, is_legal_pmtu, legal_pmtu_at_least,
 };
+use super::priorities::{Carried, Wire};
 use super::psn;
 use super::{Anomaly, AnomalyDetail, AnomalySink};
 use crate::dissect::{Address, Packet};
@@ -86,6 +87,8 @@ pub struct Flow {
     pub pmtu_observed: Option<u32>,
     /// The PMTU READ accounting used last, and how it was learned.
     pub pmtu_used: Option<(u32, PmtuSource)>,
+    /// The PCP and DSCP of its first packet: its priority, once mapped.
+    pub wire: Wire,
     last_activity: u64,
 }
 
@@ -139,6 +142,8 @@ pub struct FlowTable {
     next_order: u64,
     clock: u64,
     pub evicted: u64,
+    /// What evicted flows carried, for the per-priority summary.
+    evicted_carried: ByWire,
     /// The first FIRST or MIDDLE packet whose size contradicts `--pmtu`.
     pub pmtu_conflict: Option<PmtuConflict>,
 }
@@ -160,8 +165,24 @@ impl FlowTable {
             next_order: 0,
             clock: 0,
             evicted: 0,
+            evicted_carried: ByWire::default(),
             pmtu_conflict: None,
         }
+    }
+
+    /// The flow `key`, if the table holds it.
+    pub fn get(&self, key: &FlowKey) -> Option<&Flow> {
+        let slot = *self.index.get(key)?;
+        self.flows.get(slot as usize).map(|(_, flow)| flow)
+    }
+
+    /// What every flow carried, by its PCP and DSCP, evicted flows included.
+    pub fn carried_by_wire(&self) -> Vec<(Wire, Carried)> {
+        let mut all = self.evicted_carried.clone();
+        for (key, flow) in &self.flows {
+            all.add(flow.wire, carried(key, flow));
+        }
+        all.0
     }
 
     pub fn len(&self) -> usize {
@@ -210,7 +231,7 @@ impl FlowTable {
         let slot = if hinted {
             hint.slot as usize
         } else {
-            let slot = self.slot_of(key, bth.psn(), at);
+            let slot = self.slot_of(key, pkt, bth.psn(), at);
             *hint = FlowHint {
                 slot: slot as u32,
                 generation: self.generation,
@@ -220,7 +241,7 @@ impl FlowTable {
         self.update(slot, pkt, key, at, event, anomalies);
     }
 
-    fn slot_of(&mut self, key: FlowKey, psn: u32, at: FrameRef) -> usize {
+    fn slot_of(&mut self, key: FlowKey, pkt: &Packet<'_>, psn: u32, at: FrameRef) -> usize {
         match self.index.get(&key) {
             Some(&slot) => slot as usize,
             None => {
@@ -234,6 +255,7 @@ impl FlowTable {
                         order: self.next_order,
                         first: at,
                         first_psn: psn,
+                        wire: Wire::of(pkt),
                         ..Flow::default()
                     },
                 ));
@@ -408,6 +430,11 @@ impl FlowTable {
         let (_, threshold, _) = ages.select_nth_unstable(cut - 1);
         let threshold = *threshold;
         let before = self.flows.len();
+        for (key, flow) in &self.flows {
+            if flow.last_activity <= threshold {
+                self.evicted_carried.add(flow.wire, carried(key, flow));
+            }
+        }
         self.flows
             .retain(|(_, flow)| flow.last_activity > threshold);
         self.evicted += (before - self.flows.len()) as u64;
@@ -415,6 +442,33 @@ impl FlowTable {
         self.index.clear();
         for (slot, (key, _)) in self.flows.iter().enumerate() {
             self.index.insert(*key, slot as u32);
+        }
+    }
+}
+
+/// What a flow carried, as the per-priority summary counts it.
+fn carried(key: &FlowKey, flow: &Flow) -> Carried {
+    Carried {
+        packets: flow.packets,
+        bytes: flow.bytes,
+        ce: u64::from(flow.ecn_ce),
+        cnps: if key.role == Role::Cnp {
+            flow.packets
+        } else {
+            0
+        },
+    }
+}
+
+/// Counts by PCP and DSCP: a few dozen at most, so a list.
+#[derive(Debug, Clone, Default)]
+pub struct ByWire(Vec<(Wire, Carried)>);
+
+impl ByWire {
+    fn add(&mut self, wire: Wire, carried: Carried) {
+        match self.0.iter_mut().find(|(w, _)| *w == wire) {
+            Some((_, c)) => c.add(carried),
+            None => self.0.push((wire, carried)),
         }
     }
 }

@@ -10,8 +10,10 @@ pub mod halve;
 pub mod hosts;
 pub mod key;
 pub mod pause_lanes;
+pub mod pause_overlap;
 pub mod pfc;
 pub mod points;
+pub mod priorities;
 pub mod psn;
 pub mod sketch;
 
@@ -54,6 +56,11 @@ pub struct AnalyzeConfig {
     pub graphs: bool,
     /// `--qp`: the QPN whose connections alone were analysed, of all the capture holds.
     pub qp: Option<u32>,
+    /// `--stall`: silences longer than this are stalls; by default 4 × the direction's p99
+    /// RTT, and at least 20 µs.
+    pub stall_ns: Option<u64>,
+    /// `--dscp-map`: the priority of untagged traffic by DSCP.
+    pub dscp_map: priorities::DscpMap,
 }
 
 impl Default for AnalyzeConfig {
@@ -73,6 +80,8 @@ impl Default for AnalyzeConfig {
             max_buckets: 1000,
             graphs: false,
             qp: None,
+            stall_ns: None,
+            dscp_map: priorities::DscpMap::default(),
         }
     }
 }
@@ -353,6 +362,8 @@ pub struct Analyzer {
     /// Runs of PSNs the capture missed, the first `max_anomalies` of them; all are counted.
     pub capture_missed: Vec<capture_loss::MissedRun>,
     pub capture_missed_runs: u64,
+    /// What each PFC priority carried, from the flows, once finished.
+    pub priorities: priorities::PriorityCounts,
 }
 
 impl Analyzer {
@@ -373,7 +384,8 @@ impl Analyzer {
             .plan
             .as_ref()
             .map_or_else(Vec::new, |p| p.file_offsets_ns());
-        let mut connections = ConnectionTable::new(config.max_flows, config.pmtu);
+        let mut connections =
+            ConnectionTable::new(config.max_flows, config.pmtu).with_stall(config.stall_ns);
         if let Some(interval) = config.interval_ns {
             connections = connections.with_timelines(interval, config.max_buckets);
         }
@@ -413,6 +425,7 @@ impl Analyzer {
             hosts: hosts::Hosts::default(),
             capture_missed: Vec::new(),
             capture_missed_runs: 0,
+            priorities: priorities::PriorityCounts::default(),
         }
     }
 
@@ -484,6 +497,9 @@ impl Analyzer {
                 self.first_ce.get_or_insert((at, key));
             }
             let end = self.connections.observe(pkt, &key, at);
+            if !self.connections.silences.is_empty() {
+                self.measure_silences();
+            }
             let read = pkt.bth.is_some_and(|b| opcode::is_read_request(b.opcode()));
             let pmtu = match end {
                 Some((slot, _)) if read => self.connections.read_pmtu(slot),
@@ -569,6 +585,46 @@ impl Analyzer {
         }
     }
 
+    /// Measures the silences that just ended against the pauses of their priority.
+    #[inline(never)]
+    fn measure_silences(&mut self) {
+        let mut silences = std::mem::take(&mut self.connections.silences);
+        for (slot, mut silence) in silences.drain(..) {
+            let priority = self.class_of_end(slot as usize);
+            if let Some(class) = priority {
+                let overlap =
+                    self.pfc
+                        .recent
+                        .overlap(class.priority, silence.start_ns, silence.end_ns());
+                silence.priority = Some(class.priority);
+                silence.paused_ns = overlap.paused_ns;
+                silence.paused_by = overlap.by;
+            }
+            self.connections.record_silence(slot, silence);
+        }
+        // The vector's room is kept for the next ones.
+        self.connections.silences = silences;
+    }
+
+    /// The priority of the requests end `slot` receives: its request flow's first packet's,
+    /// looked up once and kept on the end.
+    fn class_of_end(&mut self, slot: usize) -> Option<priorities::Class> {
+        let end = self.connections.ends().get(slot)?;
+        if end.req.class.is_some() {
+            return end.req.class;
+        }
+        let key = end.key?;
+        let flow = FlowKey {
+            src: key.peer,
+            dst: key.addr,
+            dest_qp: key.qpn,
+            role: Role::Request,
+        };
+        let class = self.flows.get(&flow)?.wire.class(&self.config.dscp_map);
+        self.connections.set_class(slot, class);
+        class
+    }
+
     fn crc_lane(&mut self, pkt: &Packet<'_>, at: FrameRef, check: crc_lanes::Check) {
         if let (Some(lanes), Some(ts_ns)) = (&mut self.crc_lanes, at.ts_ns) {
             let bad = crc_lanes::Bad {
@@ -588,6 +644,14 @@ impl Analyzer {
         }
         self.flows.finish();
         self.connections.finish(self.last_ts);
+        for slot in 0..self.connections.ends().len() {
+            self.class_of_end(slot);
+        }
+        for (wire, carried) in self.flows.carried_by_wire() {
+            if let Some(class) = wire.class(&self.config.dscp_map) {
+                self.priorities.add(class, carried);
+            }
+        }
         self.pfc.finish(&mut self.anomalies);
         self.anomalies
             .kept

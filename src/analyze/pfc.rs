@@ -17,6 +17,7 @@ type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 use super::key::FrameRef;
 use super::pause_lanes::{PauseLanes, Paused};
+use super::pause_overlap::RecentPauses;
 use super::{Anomaly, AnomalyDetail, AnomalySink};
 use crate::dissect::Packet;
 use crate::wire::ethernet::Mac;
@@ -117,6 +118,8 @@ pub struct PfcTracker {
     pub cascade_count: u64,
     /// `--html`: every pause interval, for the pause timeline.
     pub lanes: Option<PauseLanes>,
+    /// The pauses a connection's silence is measured against.
+    pub recent: RecentPauses,
 }
 
 /// Who sent a pause frame: the Ethernet source, which inside an ERSPAN, GRE or VXLAN mirror
@@ -149,6 +152,7 @@ impl PfcTracker {
             storm_count: 0,
             cascade_count: 0,
             lanes: None,
+            recent: RecentPauses::default(),
         }
     }
 
@@ -233,8 +237,12 @@ impl PfcTracker {
             }
         }
         let refreshed_until = stats.run.map(|r| r.until_ns);
+        let running = stats.run.map(|r| (r.start_ns, r.until_ns));
         if let Some((run, end)) = finished {
-            self.finish_run(src, priority, run, end, anomalies);
+            self.finish_run(src, priority, run, end, now, anomalies);
+        }
+        if let Some((start, until)) = running {
+            self.recent.running(src, priority, start, until);
         }
         let slot = usize::from(priority);
         if let Some(until) = started {
@@ -254,9 +262,12 @@ impl PfcTracker {
         priority: u8,
         run: Run,
         end_ns: u64,
+        seen_ns: u64,
         anomalies: &mut AnomalySink,
     ) {
         let duration = end_ns.saturating_sub(run.start_ns);
+        self.recent
+            .finished(src, priority, run.start_ns, end_ns, seen_ns);
         if let Some(stats) = self.senders.get_mut(&(src, priority)) {
             stats.paused_ns += duration;
         }
@@ -414,7 +425,7 @@ impl PfcTracker {
             .collect();
         open.sort_by_key(|(_, run)| (run.start.file, run.start.frame));
         for ((src, priority), run) in open {
-            self.finish_run(src, priority, run, run.until_ns, anomalies);
+            self.finish_run(src, priority, run, run.until_ns, run.until_ns, anomalies);
         }
         for slot in 0..PRIORITY_SLOTS {
             self.close_group(slot, anomalies);

@@ -97,6 +97,10 @@ pub fn analysis_config(args: &AnalysisArgs) -> AnalyzeConfig {
         storm_threshold_ns: u64::try_from(args.storm_threshold.as_nanos()).unwrap_or(u64::MAX),
         max_flows: args.max_flows,
         max_pfc_senders: args.max_pfc_senders,
+        stall_ns: args
+            .stall
+            .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
+        dscp_map: crate::analyze::priorities::DscpMap::with(&args.dscp_map),
         ..AnalyzeConfig::default()
     }
 }

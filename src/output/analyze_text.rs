@@ -95,6 +95,7 @@ pub fn render(report: &Report<'_>, style: Style) -> String {
     super::analyze_connections::render(&mut out, report, style);
     flows(&mut out, report, style);
     pfc(&mut out, report, style);
+    priorities(&mut out, report, style);
     anomalies(&mut out, report, style);
     out
 }
@@ -209,6 +210,7 @@ fn summary(out: &mut String, a: &Report<'_>) {
     }
     super::analyze_cnp::render(out, a);
     capture_loss(out, a);
+    stalls(out, a);
     if a.flow_table.evicted > 0 {
         let _ = writeln!(
             out,
@@ -318,6 +320,28 @@ fn capture_loss(out: &mut String, a: &Report<'_>) {
     }
 }
 
+/// Stalls named in the summary, the longest first.
+const STALLS_SHOWN: usize = 5;
+
+/// The longest stalls and what overlapped them: a stall is lost time, and what overlapped
+/// it is the first suspect.
+fn stalls(out: &mut String, a: &Report<'_>) {
+    for placed in crate::report::stalls::longest(a.connections.table, STALLS_SHOWN) {
+        let s = placed.stall;
+        let qpn = placed.qpn.map_or(String::new(), |q| format!(" qp {q:#x}"));
+        let _ = writeln!(
+            out,
+            "  stalled {} us: {}; {} → {}{qpn}, ended by {} at frame {}",
+            s.duration_ns / 1000,
+            crate::report::stalls::overlaps(s),
+            placed.from,
+            placed.to,
+            s.ended_by.name().replace('_', " "),
+            s.frame
+        );
+    }
+}
+
 /// `1234567` as `1,234,567`.
 fn grouped(n: u64) -> String {
     let digits = n.to_string();
@@ -421,6 +445,49 @@ fn pfc(out: &mut String, a: &Report<'_>, style: Style) {
             number(stats.frames),
             number(stats.xon_frames),
             Cell::new(format!("{:.3}", stats.paused_ns as f64 / 1e6))
+                .set_alignment(CellAlignment::Right),
+        ]);
+    }
+    let _ = writeln!(out, "{}", t.trim_fmt());
+}
+
+/// What each priority carried and how long it was paused.
+fn priorities(out: &mut String, a: &Report<'_>, style: Style) {
+    if a.priorities.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nPriorities");
+    let mut t = table(
+        style,
+        &[
+            "prio",
+            "by",
+            "dscp",
+            "packets",
+            "bytes",
+            "ce",
+            "cnp",
+            "paused ms",
+            "paused",
+        ],
+    );
+    for row in &a.priorities {
+        let dscps: Vec<String> = row
+            .dscp
+            .iter()
+            .map(|d| d.dscp.map_or("-".to_string(), |d| d.to_string()))
+            .collect();
+        t.add_row(vec![
+            Cell::new(row.priority),
+            Cell::new(row.sources.join("+")),
+            Cell::new(dscps.join(",")),
+            number(row.packets),
+            number(row.bytes),
+            number(row.ce),
+            number(row.cnps),
+            Cell::new(format!("{:.3}", row.paused_ns as f64 / 1e6))
+                .set_alignment(CellAlignment::Right),
+            Cell::new(row.pause_fraction.map_or("-".to_string(), percent))
                 .set_alignment(CellAlignment::Right),
         ]);
     }

@@ -169,6 +169,11 @@ impl<'a> Connection<'a> {
         }
     }
 
+    /// The connection's PFC priority and how it was found: from A's requests, else B's.
+    pub fn class(&self) -> Option<crate::analyze::priorities::Class> {
+        self.a_to_b().req.class.or(self.b_to_a().req.class)
+    }
+
     pub fn candidates(&self) -> u8 {
         self.main_end().candidates
     }
@@ -322,6 +327,31 @@ impl<'a> Direction<'a> {
             asked_ns: c.rnr_asked_ns,
             waited_ns: c.rnr_waited_ns,
         })
+    }
+
+    /// Time stalled: silences with requests outstanding longer than the threshold.
+    pub fn stall_ns(&self) -> u64 {
+        self.req.stalls.stall_ns()
+    }
+    pub fn stall_count(&self) -> u64 {
+        self.req.stalls.stall_count()
+    }
+    /// Time between packets with nothing outstanding.
+    pub fn idle_ns(&self) -> u64 {
+        self.req.stalls.idle_ns
+    }
+    /// Time the direction's priority was paused during its silences with requests
+    /// outstanding (of at least 20 µs, or `--stall`): stalls and shorter silences alike.
+    pub fn paused_ns(&self) -> u64 {
+        self.req.stalls.paused_ns()
+    }
+    /// The silence a stall must exceed; none for a direction that never fell silent.
+    pub fn stall_threshold_ns(&self) -> Option<u64> {
+        self.req.stalls.silences.as_ref().map(|s| s.threshold_ns)
+    }
+    /// The longest stalls, longest first.
+    pub fn stalls(&self) -> &'a [crate::analyze::connections::stall::Silence] {
+        self.req.stalls.longest()
     }
 }
 
@@ -480,6 +510,12 @@ impl Serialize for Direction<'_> {
             }),
         )?;
         map.serialize_entry("capture_loss", &self.capture_loss())?;
+        map.serialize_entry("stall_ns", &self.stall_ns())?;
+        map.serialize_entry("stall_count", &self.stall_count())?;
+        map.serialize_entry("stall_threshold_ns", &self.stall_threshold_ns())?;
+        map.serialize_entry("idle_ns", &self.idle_ns())?;
+        map.serialize_entry("paused_ns", &self.paused_ns())?;
+        map.serialize_entry("stalls", &super::stalls::StallRows(self.stalls()))?;
         if let Some(timeline) = q.timeline() {
             map.serialize_entry("timeline", timeline)?;
         }
@@ -548,6 +584,9 @@ impl Serialize for ConnectionRow<'_> {
         map.serialize_entry("path_mtu", &pmtu.map(|p| p.0))?;
         map.serialize_entry("path_mtu_source", &pmtu.map(|p| p.1))?;
         map.serialize_entry("state", c.state().name())?;
+        let class = c.class();
+        map.serialize_entry("priority", &class.map(|c| c.priority))?;
+        map.serialize_entry("priority_source", &class.map(|c| c.source.name()))?;
         map.serialize_entry("first_frame", &c.first().frame)?;
         map.serialize_entry("last_frame", &c.last().frame)?;
         if let Some((first, last)) = self.file_names {

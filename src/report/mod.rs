@@ -14,6 +14,8 @@ pub mod connections;
 pub mod flows;
 pub mod pfc;
 pub mod points;
+pub mod priorities;
+pub mod stalls;
 pub mod summary;
 pub mod values;
 
@@ -53,6 +55,8 @@ pub struct Report<'a> {
     pub flows: Flows<'a>,
     pub flow_table: FlowTableSummary,
     pub pfc: PfcSummary<'a>,
+    /// Per PFC priority: what it carried and how long it was paused.
+    pub priorities: Vec<priorities::PriorityRow>,
     #[serde(serialize_with = "summary::anomaly_counts")]
     pub anomaly_counts: &'a AnomalySink,
     pub anomalies_omitted: u64,
@@ -112,6 +116,7 @@ impl<'a> Report<'a> {
                 bytes_per_flow: crate::analyze::flows::bytes_per_flow() as u64,
             },
             pfc: PfcSummary::new(analyzer, files),
+            priorities: priorities::rows(analyzer),
             anomaly_counts: sink,
             anomalies_omitted: sink.total() - sink.kept.len() as u64,
             anomalies: Anomalies {

@@ -26,6 +26,7 @@ pub fn all_captures() -> Vec<PathBuf> {
         "fixtures/points",
         "fixtures/causes",
         "fixtures/dcqcn",
+        "fixtures/stalls",
     ] {
         for entry in std::fs::read_dir(root().join(dir)).expect("fixtures") {
             let path = entry.expect("entry").path();

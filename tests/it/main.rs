@@ -29,6 +29,7 @@ mod real_capture;
 mod recipes;
 mod scenarios;
 mod snapshots;
+mod stalls;
 mod time_window;
 mod timestamps;
 mod tshark_diff;

@@ -4,10 +4,12 @@
 
 use super::super::capture_loss::CaptureLoss;
 use super::super::key::{Cause, Episode, FrameRef, SeqDetail, Verdict};
+use super::super::priorities::Class;
 use super::super::psn;
 use super::super::sketch::Sketch;
 use super::causes::{Causes, TIMEOUT_FLOOR_NS};
 use super::reaction::Reaction;
+use super::stall::Stalls;
 
 /// Idle gaps longer than this do not count as active time for goodput.
 pub const IDLE_NS: u64 = 1_000_000;
@@ -107,6 +109,11 @@ pub struct Requests {
     /// What the capture missed of this direction, told apart from what the network lost:
     /// `psn_gaps` and `missing_psns` count only the gaps it decided were lost.
     pub capture: CaptureLoss,
+    /// Silences with requests outstanding, and time with none.
+    pub stalls: Stalls,
+    /// The priority of the direction's request flow (its first packet's), looked up when a
+    /// silence ends or the capture does, rather than paid for by every packet.
+    pub class: Option<Class>,
     ring: [Outstanding; OUTSTANDING],
     ring_head: u8,
     ring_len: u8,
@@ -225,6 +232,21 @@ impl Requests {
         }
         self.first_ts.get_or_insert(ts);
         self.last_ts = Some(self.last_ts.map_or(ts, |l| l.max(ts)));
+    }
+
+    /// Before a packet of this direction at `ts`: the start of the silence it ends, when
+    /// requests were outstanding through a silence of at least `floor_ns`. Time with none
+    /// outstanding is idle. Both are known only once an acknowledgement was seen.
+    #[inline]
+    pub fn silence_before(&mut self, ts: Option<u64>, floor_ns: u64) -> Option<u64> {
+        let (ts, last, acked) = (ts?, self.last_ts?, self.seq.acked_to?);
+        let gap = ts.checked_sub(last)?;
+        if psn::diff(self.seq.highest, acked) >= 0 {
+            (gap >= floor_ns).then_some(last)
+        } else {
+            self.stalls.idle_ns += gap;
+            None
+        }
     }
 
     /// A response payload (READ data) moved for this direction, or a response's time.

@@ -11,6 +11,7 @@ mod reaction;
 mod select;
 pub mod sequence;
 mod series;
+pub mod stall;
 mod timeline;
 
 use std::collections::HashMap;
@@ -29,6 +30,7 @@ use super::flows::FlowHint;
 use super::key::{
     Cause, FlowKey, FrameRef, PmtuSource, SeqDetail, Transport, Verdict, is_legal_pmtu,
 };
+use super::priorities::Class;
 use super::psn;
 use crate::dissect::{Address, Packet};
 use crate::wire::aeth::{NakCode, Syndrome};
@@ -150,6 +152,13 @@ pub struct ConnectionTable {
     pub decided: Vec<(FlowKey, FlowHint, Decided)>,
     /// The capture-loss counts of evicted ends.
     evicted_capture: CaptureCounts,
+    /// Silences shorter than this are not measured: `--stall`, or [`stall::FLOOR_NS`].
+    stall_floor_ns: u64,
+    /// `--stall`, which replaces the default threshold.
+    stall_given: Option<u64>,
+    /// Silences that just ended, by the end whose requests fell silent: for the analyzer
+    /// to measure against the pauses before they are recorded.
+    pub silences: Vec<(u32, stall::Silence)>,
 }
 
 fn pmtu_from_code(code: u8) -> Option<u32> {
@@ -173,6 +182,32 @@ impl ConnectionTable {
             evicted: 0,
             decided: Vec::new(),
             evicted_capture: CaptureCounts::default(),
+            stall_floor_ns: stall::FLOOR_NS,
+            stall_given: None,
+            silences: Vec::new(),
+        }
+    }
+
+    /// `--stall`: silences longer than `threshold_ns` are stalls, whatever the RTT.
+    pub fn with_stall(mut self, threshold_ns: Option<u64>) -> Self {
+        self.stall_given = threshold_ns;
+        self.stall_floor_ns = threshold_ns.unwrap_or(stall::FLOOR_NS);
+        self
+    }
+
+    /// The priority of the requests end `slot` receives.
+    pub fn set_class(&mut self, slot: usize, class: Option<Class>) {
+        if let Some(end) = self.ends.get_mut(slot)
+            && end.req.class.is_none()
+        {
+            end.req.class = class;
+        }
+    }
+
+    /// Books a silence measured against the pauses, on the direction it belongs to.
+    pub fn record_silence(&mut self, slot: u32, silence: stall::Silence) {
+        if let Some(end) = self.ends.get_mut(slot as usize) {
+            end.req.stalls.record(silence);
         }
     }
 
@@ -372,12 +407,23 @@ impl ConnectionTable {
         }
     }
 
-    /// The capture ended (at `end_ns`): gaps still undecided are unconfirmed, and the rate
-    /// after a CNP is known if the capture lasted its whole window.
+    /// The capture ended (at `end_ns`): gaps still undecided are unconfirmed, the rate
+    /// after a CNP is known if the capture lasted its whole window, and silences long
+    /// enough are stalls.
     pub fn finish(&mut self, end_ns: Option<u64>) {
-        for end in &mut self.ends {
+        for slot in 0..self.ends.len() {
+            // The RTT of a direction is timed at the requester's end, its peer.
+            let rtt_p99 = self.ends[slot]
+                .peer
+                .and_then(|p| self.ends.get(p as usize))
+                .and_then(|peer| peer.rsp.rtt.quantile(0.99));
+            let threshold = self
+                .stall_given
+                .unwrap_or_else(|| stall::default_threshold(rtt_p99));
+            let end = &mut self.ends[slot];
             end.req.capture.finish();
             end.req.reaction.finish(end_ns);
+            end.req.stalls.settle(threshold);
         }
     }
 
@@ -425,7 +471,9 @@ impl ConnectionTable {
         let graphs = self.graphs;
         let peer = self.ends[slot].peer;
         let nak = peer.and_then(|p| self.ends[p as usize].rsp.last_nak);
+        let floor = self.stall_floor_ns;
         let end = &mut self.ends[slot];
+        let silent_since = end.req.silence_before(at.ts_ns, floor);
         if end.transport.is_none() {
             end.transport = Transport::of_opcode(op);
         }
@@ -532,6 +580,14 @@ impl ConnectionTable {
                 .or_default()
                 .push(slot as u32);
         }
+        if let Some(start) = silent_since {
+            let ended_by = match verdict {
+                Verdict::New | Verdict::Gap => stall::Ending::Request,
+                _ if nak.is_some_and(|n| n.rnr && n.psn == bth.psn()) => stall::Ending::RnrRetry,
+                _ => stall::Ending::Retransmission,
+            };
+            self.silence_ended(slot, peer, start, at, ended_by, None);
+        }
         if matches!(verdict, Verdict::GoBackN | Verdict::GoBack0)
             && let Some(peer) = peer
         {
@@ -557,6 +613,8 @@ impl ConnectionTable {
             end.transport = Transport::of_opcode(op);
         }
         end.rsp.packets += 1;
+        // A NAK replaces the last one, which a silence it ends may have begun with.
+        let mut prior_nak = None;
         end.rsp.payload_bytes += u64::from(payload);
         end.rsp.max_payload = end.rsp.max_payload.max(payload);
         let mut nak = false;
@@ -566,12 +624,14 @@ impl ConnectionTable {
         if let Some(aeth) = pkt.aeth {
             match aeth.decode() {
                 Syndrome::Nak(code) => {
+                    prior_nak = Some(end.rsp.last_nak);
                     nak = true;
                     mark = Mark::Nak;
                     end.rsp.nak(nak_index(code), p, at);
                     end.history.push(HistoryEvent::Nak, out, clock_of(at));
                 }
                 Syndrome::RnrNak { timer } => {
+                    prior_nak = Some(end.rsp.last_nak);
                     nak = true;
                     mark = Mark::RnrNak;
                     end.rsp.rnr(p, at, timer);
@@ -586,8 +646,10 @@ impl ConnectionTable {
         if bth.becn() {
             end.rsp.becn += 1;
         }
-        let Some(peer) = end.peer else { return };
-        let (end, peer) = self.two(slot, peer as usize);
+        let Some(peer_slot) = end.peer else { return };
+        let floor = self.stall_floor_ns;
+        let (end, peer) = self.two(slot, peer_slot as usize);
+        let silent_since = peer.req.silence_before(at.ts_ns, floor);
         peer.req.touch_response(at.ts_ns, payload);
         let rtt = peer.req.acknowledge(p, op, at, nak, &mut end.rsp);
         if let (Some(series), Some(ts)) = (&mut peer.req.series, at.ts_ns) {
@@ -605,6 +667,64 @@ impl ConnectionTable {
                 sequence.push_with(ts, p, at.frame, mark, payload, rtt);
             }
         }
+        if let Some(start) = silent_since {
+            let ended_by = match mark {
+                Mark::Nak => stall::Ending::Nak,
+                Mark::RnrNak => stall::Ending::RnrNak,
+                _ => stall::Ending::Ack,
+            };
+            self.silence_ended(
+                peer_slot as usize,
+                Some(slot as u32),
+                start,
+                at,
+                ended_by,
+                prior_nak,
+            );
+        }
+    }
+
+    /// A silence of end `slot`'s requests ended with `at`: queued for the analyzer, with
+    /// what the requester (end `requester`) last heard, a NAK or a CNP, to tell what
+    /// overlapped it. `prior_nak` is the NAK it had heard when `at` is a NAK itself.
+    #[cold]
+    fn silence_ended(
+        &mut self,
+        slot: usize,
+        requester: Option<u32>,
+        start: u64,
+        at: FrameRef,
+        ended_by: stall::Ending,
+        prior_nak: Option<Option<direction::Nak>>,
+    ) {
+        let Some(now) = at.ts_ns else { return };
+        let heard = requester
+            .and_then(|r| self.ends.get(r as usize))
+            .map(|e| &e.rsp);
+        let nak = prior_nak.unwrap_or_else(|| heard.and_then(|r| r.last_nak));
+        let last_cnp = heard.and_then(|r| r.last_cnp_ts);
+        let began_with = nak.filter(|n| n.at.ts_ns == Some(start)).map(|n| {
+            if n.rnr {
+                stall::Began::RnrNak
+            } else {
+                stall::Began::Nak
+            }
+        });
+        self.silences.push((
+            slot as u32,
+            stall::Silence {
+                start_ns: start,
+                duration_ns: now - start,
+                file: at.file,
+                frame: at.frame,
+                ended_by,
+                began_with,
+                cnp: last_cnp.is_some_and(|c| c > start && c <= now),
+                priority: None,
+                paused_ns: 0,
+                paused_by: None,
+            },
+        ));
     }
 
     fn pair_by_traffic(&mut self, slot: usize, p: u32) {

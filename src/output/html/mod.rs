@@ -131,7 +131,7 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                 section #pfc {
                     h2 { "PFC pauses" }
                     @match &analyzer.pfc.lanes {
-                        Some(lanes) if !lanes.lanes.is_empty() => (pause::render(lanes, &analyzer.pfc.cascades, origin)),
+                        Some(lanes) if !lanes.lanes.is_empty() => (pause::render(lanes, &analyzer.pfc.cascades, &stalled(analyzer), origin)),
                         _ => p { "No pause frames." },
                     }
                 }
@@ -198,6 +198,29 @@ fn capture_loss(report: &Report<'_>) -> Vec<(&'static str, String)> {
         rows.push(("skipped PSNs unconfirmed", loss.unconfirmed.to_string()));
     }
     rows
+}
+
+/// Every connection direction that stalled with a known priority, in connection order.
+fn stalled(analyzer: &Analyzer) -> Vec<pause::Stalled<'_>> {
+    let mut out = Vec::new();
+    for c in Connection::all(&analyzer.connections) {
+        let ways = [
+            (c.a_to_b(), c.a_addr, c.b_addr, c.b_qpn),
+            (c.b_to_a(), c.b_addr, c.a_addr, c.a_qpn),
+        ];
+        for (d, from, to, qpn) in ways {
+            let Some(class) = d.req.class else { continue };
+            if d.stalls().is_empty() {
+                continue;
+            }
+            out.push(pause::Stalled {
+                name: format!("{from} → {}", end_name(&to, qpn)),
+                priority: class.priority,
+                stalls: d.stalls(),
+            });
+        }
+    }
+    out
 }
 
 fn end_name(addr: &crate::dissect::Address, qpn: Option<u32>) -> String {

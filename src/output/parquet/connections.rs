@@ -1,6 +1,7 @@
 //! The `connections` dataset: one row per connection and direction, with what `analyze
 //! --json` says of both, and one per UD or RD flow, which has no connection.
 
+use crate::analyze::connections::stall::Silence;
 use crate::analyze::connections::{NAK_CODES, OPS};
 use crate::analyze::key::{Cause, Transport};
 use crate::dissect::Address;
@@ -181,6 +182,75 @@ fn stats<'a>(
             move |r: &ConnectionRecord<'_>| r.direction().and_then(|(_, d, _)| get(d).get(key)),
         ));
     }
+}
+
+/// A list column with one item per stall of the direction, longest first, as the JSON
+/// `stalls` list gives them.
+fn stall_list<'a, T: super::rows::ToCell + 'static>(
+    name: &str,
+    ty: ColumnType,
+    about: &str,
+    get: fn(&Silence) -> T,
+) -> Column<'a> {
+    list(name, ty, about, move |r: &ConnectionRecord<'_>| {
+        r.direction()
+            .map(|(_, d, _)| d.stalls().iter().map(get).collect::<Vec<_>>())
+    })
+}
+
+/// The direction's longest stalls, a list column per key of the JSON `stalls` items.
+fn stall_lists(c: &mut Vec<Column<'_>>) {
+    use ColumnType::{IntList, StrList};
+    c.extend([
+        stall_list("stalls_start_ns", IntList, "each stall's start", |s| {
+            s.start_ns
+        }),
+        stall_list("stalls_duration_ns", IntList, "each stall's length", |s| {
+            s.duration_ns
+        }),
+        stall_list(
+            "stalls_end_frame",
+            IntList,
+            "the frame that ended each stall",
+            |s| s.frame,
+        ),
+        stall_list(
+            "stalls_ended_by",
+            StrList,
+            "ack, nak, rnr_nak, retransmission, rnr_retry or request",
+            |s| s.ended_by.name(),
+        ),
+        stall_list(
+            "stalls_after",
+            StrList,
+            "nak or rnr_nak when the stall began with one, else null",
+            |s| s.began_with.map(|b| b.name()),
+        ),
+        stall_list(
+            "stalls_priority",
+            IntList,
+            "the priority whose pauses each stall was measured against",
+            |s| s.priority,
+        ),
+        stall_list(
+            "stalls_paused_ns",
+            IntList,
+            "how long that priority was paused during each stall",
+            |s| s.paused_ns,
+        ),
+        stall_list(
+            "stalls_paused_by",
+            StrList,
+            "the sender that paused it longest during each stall",
+            |s| s.paused_by.map(|m| m.to_string()),
+        ),
+        stall_list(
+            "stalls_cnp",
+            IntList,
+            "1 when a CNP reached the requester during the stall",
+            |s| u8::from(s.cnp),
+        ),
+    ]);
 }
 
 /// The `connections` dataset's columns.
@@ -584,7 +654,47 @@ pub fn connection_schema<'a>() -> RowSchema<ConnectionRecord<'a>> {
             "skipped PSNs neither acknowledged nor repaired",
             |d| d.capture_loss().unconfirmed,
         ),
+        int(
+            "priority",
+            "the connection's PFC priority: VLAN PCP, else DSCP through --dscp-map",
+            |r: &ConnectionRecord<'_>| {
+                r.direction()
+                    .and_then(|(c, _, _)| c.conn.class())
+                    .map(|class| class.priority)
+            },
+        ),
+        text(
+            "priority_source",
+            "pcp or dscp: where priority came from",
+            |r: &ConnectionRecord<'_>| {
+                r.direction()
+                    .and_then(|(c, _, _)| c.conn.class())
+                    .map(|class| class.source.name())
+            },
+        ),
+        direction_int(
+            "stall_ns",
+            "time stalled: silences with requests outstanding longer than the threshold",
+            |d| d.stall_ns(),
+        ),
+        direction_int("stall_count", "stalls", |d| d.stall_count()),
+        int(
+            "stall_threshold_ns",
+            "the silence a stall exceeds (--stall, or 4 x p99 RTT and at least 20 us)",
+            |r: &ConnectionRecord<'_>| r.direction().and_then(|(_, d, _)| d.stall_threshold_ns()),
+        ),
+        direction_int(
+            "idle_ns",
+            "time between packets with nothing outstanding",
+            |d| d.idle_ns(),
+        ),
+        direction_int(
+            "paused_ns",
+            "time the priority was paused during silences with requests outstanding",
+            |d| d.paused_ns(),
+        ),
     ]);
+    stall_lists(&mut c);
     // Flow rows: what `analyze --json` `flows[]` has and a connection row lacks.
     c.extend([
         text(

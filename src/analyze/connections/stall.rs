@@ -1,0 +1,233 @@
+//! Stalls: a direction with requests outstanding that sends and receives nothing for longer
+//! than the stall threshold. The default threshold (4 × the direction's p99 RTT, at least
+//! [`FLOOR_NS`]) is known only at the end, so every silence of at least the floor is
+//! measured when it ends, and the threshold is applied at the end to the longest ones kept.
+//!
+//! Per direction: the time with nothing outstanding ([`Stalls::idle_ns`]), inline; the
+//! silences, boxed at the first one, as most directions never fall silent that long.
+
+use crate::wire::ethernet::Mac;
+
+/// Silences shorter than this are not stalls, whatever the RTT.
+pub const FLOOR_NS: u64 = 20_000;
+/// A stall is a silence longer than this many p99 RTTs.
+pub const RTT_FACTOR: u64 = 4;
+/// Silences kept in full per direction: the longest.
+pub const KEPT: usize = 8;
+
+/// What ended a silence: the packet the direction sent or received next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// A response that acknowledged, or carried READ data.
+    Ack,
+    Nak,
+    RnrNak,
+    /// The requester resent without a NAK asking: its ACK timeout expired.
+    Retransmission,
+    /// The requester resent the request an RNR NAK turned away: the RNR wait ended.
+    RnrRetry,
+    /// A new request.
+    Request,
+}
+
+impl Ending {
+    pub fn name(self) -> &'static str {
+        match self {
+            Ending::Ack => "ack",
+            Ending::Nak => "nak",
+            Ending::RnrNak => "rnr_nak",
+            Ending::Retransmission => "retransmission",
+            Ending::RnrRetry => "rnr_retry",
+            Ending::Request => "request",
+        }
+    }
+}
+
+/// What the silence began with, when it was a NAK the requester received.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Began {
+    Nak,
+    RnrNak,
+}
+
+impl Began {
+    pub fn name(self) -> &'static str {
+        match self {
+            Began::Nak => "nak",
+            Began::RnrNak => "rnr_nak",
+        }
+    }
+}
+
+/// One silence with requests outstanding, and what overlapped it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Silence {
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    /// The frame that ended it.
+    pub file: u16,
+    pub frame: u64,
+    pub ended_by: Ending,
+    pub began_with: Option<Began>,
+    /// A CNP reached the requester during it.
+    pub cnp: bool,
+    /// The direction's priority, when its packets show one.
+    pub priority: Option<u8>,
+    /// How long its priority was paused during it, and the sender that paused it longest.
+    pub paused_ns: u64,
+    pub paused_by: Option<Mac>,
+}
+
+impl Silence {
+    pub fn end_ns(&self) -> u64 {
+        self.start_ns.saturating_add(self.duration_ns)
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Silences {
+    /// The longest, longest first; after [`Stalls::settle`], only those over the threshold.
+    pub longest: Vec<Silence>,
+    /// Every silence of at least the floor, kept or not.
+    pub count: u64,
+    pub paused_ns: u64,
+    /// Silences that did not fit in `longest`: each is no longer than the shortest kept.
+    dropped: u64,
+    dropped_ns: u64,
+    dropped_min: u64,
+    dropped_max: u64,
+    /// Set by [`Stalls::settle`].
+    pub threshold_ns: u64,
+    pub stall_ns: u64,
+    pub stall_count: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Stalls {
+    /// Time between packets with nothing outstanding, once the capture showed the
+    /// direction's first acknowledgement.
+    pub idle_ns: u64,
+    pub silences: Option<Box<Silences>>,
+}
+
+impl Stalls {
+    pub fn record(&mut self, silence: Silence) {
+        let s = self.silences.get_or_insert_with(|| {
+            Box::new(Silences {
+                longest: Vec::with_capacity(KEPT),
+                ..Silences::default()
+            })
+        });
+        s.count += 1;
+        s.paused_ns += silence.paused_ns;
+        let at = s
+            .longest
+            .iter()
+            .position(|k| k.duration_ns < silence.duration_ns)
+            .unwrap_or(s.longest.len());
+        s.longest.insert(at, silence);
+        if s.longest.len() > KEPT
+            && let Some(out) = s.longest.pop()
+        {
+            let d = out.duration_ns;
+            s.dropped_min = if s.dropped == 0 {
+                d
+            } else {
+                s.dropped_min.min(d)
+            };
+            s.dropped_max = s.dropped_max.max(d);
+            s.dropped += 1;
+            s.dropped_ns += d;
+        }
+    }
+
+    /// Keeps the silences longer than `threshold_ns` as the stalls, and sums them. The
+    /// silences not kept count only when all of them passed the threshold: when some did
+    /// and some did not, which is which is not known, and `stall_ns` is a lower bound.
+    pub fn settle(&mut self, threshold_ns: u64) {
+        let Some(s) = &mut self.silences else {
+            return;
+        };
+        s.threshold_ns = threshold_ns;
+        s.longest.retain(|k| k.duration_ns > threshold_ns);
+        s.stall_count = s.longest.len() as u64;
+        s.stall_ns = s.longest.iter().map(|k| k.duration_ns).sum();
+        if s.dropped > 0 && s.dropped_min > threshold_ns {
+            s.stall_count += s.dropped;
+            s.stall_ns += s.dropped_ns;
+        }
+    }
+
+    pub fn stall_ns(&self) -> u64 {
+        self.silences.as_ref().map_or(0, |s| s.stall_ns)
+    }
+
+    pub fn stall_count(&self) -> u64 {
+        self.silences.as_ref().map_or(0, |s| s.stall_count)
+    }
+
+    pub fn paused_ns(&self) -> u64 {
+        self.silences.as_ref().map_or(0, |s| s.paused_ns)
+    }
+
+    /// The longest stalls, longest first.
+    pub fn longest(&self) -> &[Silence] {
+        self.silences.as_ref().map_or(&[], |s| &s.longest)
+    }
+}
+
+/// The default threshold of a direction whose p99 RTT is `rtt_p99`.
+pub fn default_threshold(rtt_p99: Option<u64>) -> u64 {
+    rtt_p99
+        .map_or(0, |p| p.saturating_mul(RTT_FACTOR))
+        .max(FLOOR_NS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn silence(duration_ns: u64) -> Silence {
+        Silence {
+            start_ns: 0,
+            duration_ns,
+            file: 0,
+            frame: 1,
+            ended_by: Ending::Ack,
+            began_with: None,
+            cnp: false,
+            priority: None,
+            paused_ns: 1,
+            paused_by: None,
+        }
+    }
+
+    #[test]
+    fn the_longest_are_kept_and_the_threshold_applies_at_the_end() {
+        let mut stalls = Stalls::default();
+        for d in [30_000, 500_000, 25_000, 90_000] {
+            stalls.record(silence(d));
+        }
+        stalls.settle(default_threshold(Some(12_000)));
+        let kept: Vec<u64> = stalls.longest().iter().map(|s| s.duration_ns).collect();
+        assert_eq!(kept, [500_000, 90_000]);
+        assert_eq!(stalls.stall_ns(), 590_000);
+        assert_eq!(stalls.paused_ns(), 4);
+    }
+
+    #[test]
+    fn silences_beyond_the_kept_count_when_all_were_stalls() {
+        let mut stalls = Stalls::default();
+        for i in 0..(KEPT as u64 + 3) {
+            stalls.record(silence(100_000 + i));
+        }
+        let mut all = stalls.clone();
+        all.settle(50_000);
+        assert_eq!(all.stall_count(), KEPT as u64 + 3);
+        assert_eq!(all.longest().len(), KEPT);
+        // The dropped ones straddle this threshold: only the kept count.
+        stalls.settle(100_001);
+        assert_eq!(stalls.stall_count(), KEPT as u64);
+        assert_eq!(default_threshold(None), FLOOR_NS);
+    }
+}
