@@ -99,6 +99,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write one JSON document instead of the text report')
             [CompletionResult]::new('--single-point', '--single-point', [CompletionResultType]::ParameterName, 'The files are consecutive pieces of one capture (e.g. tcpdump -C), not separate capture points of the same traffic')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'List every connection in the text report, not only the 20 that lost the most time')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

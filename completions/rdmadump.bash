@@ -85,7 +85,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__analyze)
-            opts="-Y -r -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --fail-on --single-point --order --skew-bound --offset --interval --max-buckets --html --html-top --help"
+            opts="-Y -r -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --fail-on --single-point --order --skew-bound --all --offset --interval --max-buckets --html --html-top --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -117,6 +117,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l html-top -
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them (safe for files that may be truncated while rdmadump reads them)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l json -d 'Write one JSON document instead of the text report'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l single-point -d 'The files are consecutive pieces of one capture (e.g. tcpdump -C), not separate capture points of the same traffic'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l all -d 'List every connection in the text report, not only the 20 that lost the most time'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -s r -l read-file -d 'Describe this capture file too, as tshark -r names one (repeatable)' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l roce-port -d 'With --kinds, also take UDP destination PORT as RoCE v2 (repeatable)' -r

@@ -304,6 +304,10 @@ pub struct AnalyzeArgs {
     #[arg(long, default_value = "100ms", value_parser = parse_duration, value_name = "TIME")]
     pub skew_bound: Duration,
 
+    /// List every connection in the text report, not only the 20 that lost the most time
+    #[arg(long)]
+    pub all: bool,
+
     /// FILE is a capture point whose clock is TIME ahead of the first input's (negative
     /// when behind), e.g. --offset b.pcap=-90us: for points whose packets are too few to
     /// match, or to override the estimate. Files given the same TIME are one point

@@ -186,7 +186,11 @@ pub fn analyze_capture(data: &[u8]) {
         );
     }
     for (color, width) in [(false, None), (true, Some(40))] {
-        let style = analyze_text::Style { color, width };
+        let style = analyze_text::Style {
+            color,
+            width,
+            connections: n.is_multiple_of(3).then_some(2),
+        };
         analyze_text::render(&report, style);
     }
 }

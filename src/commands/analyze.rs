@@ -156,6 +156,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         analyze_json::write(&mut out, &report).context("writing output")?;
     } else {
         let style = text::Style {
+            connections: (!args.all).then_some(text::CONNECTIONS_SHOWN),
             color: use_color(args.input.color),
             width: io::stdout()
                 .is_terminal()

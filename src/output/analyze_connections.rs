@@ -12,19 +12,22 @@ use crate::analyze::key::Cause;
 use crate::report::Report;
 use crate::report::connections::{Connection, Direction};
 
-/// Connections listed; the JSON has them all.
-const SHOWN: usize = 40;
-
 /// History letters shown before the rest is elided.
 const HISTORY_SHOWN: usize = 16;
 
 pub fn render(out: &mut String, report: &Report<'_>, style: Style) {
-    let all: Vec<Connection<'_>> = Connection::all(report.connections.table).collect();
-    if all.is_empty() {
+    let ranked = report.connections.ranked();
+    if ranked.is_empty() {
         return;
     }
+    let all: Vec<Connection<'_>> = ranked.iter().map(|(c, _)| *c).collect();
+    let shown = style.connections.unwrap_or(usize::MAX);
     let _ = writeln!(out, "\nConnections ({})", all.len());
-    let _ = writeln!(out, "  goodput per direction, a→b/b→a");
+    let _ = writeln!(
+        out,
+        "  worst first, by time lost: stall + retransmission waits + paused"
+    );
+    let _ = writeln!(out, "  goodput per direction, a→b/b→a; rtt p50/p99");
     let names: Vec<String> = all
         .iter()
         .flat_map(|c| [c.a_addr.to_string(), c.b_addr.to_string()])
@@ -47,15 +50,16 @@ pub fn render(out: &mut String, report: &Report<'_>, style: Style) {
             "pairing",
             "msgs",
             "goodput Gb/s",
-            "rtt us p50/p99",
+            "rtt us",
             "retx",
-            "gbn",
-            "nak",
+            "lost",
+            "stall",
+            "ce",
             "cnp",
             "history",
         ],
     );
-    for c in all.iter().take(SHOWN) {
+    for (c, place) in ranked.iter().take(shown) {
         let qpn = |q: Option<u32>| q.map_or("?".to_string(), |q| format!("{q:#x}"));
         let (ab, ba) = (c.a_to_b(), c.b_to_a());
         // Each direction its own: a→b/b→a.
@@ -96,22 +100,37 @@ pub fn render(out: &mut String, report: &Report<'_>, style: Style) {
             Cell::new(goodput).set_alignment(comfy_table::CellAlignment::Right),
             Cell::new(rtt).set_alignment(comfy_table::CellAlignment::Right),
             retx(ab, ba, style),
-            flagged(
-                u64::from(ab.req.go_back_n) + u64::from(ba.req.go_back_n),
-                style,
-            ),
-            flagged(ab.naks() + ba.naks(), style),
+            duration(place.time_lost.total_ns(), style),
+            duration(place.time_lost.stall_ns, style),
+            number(ab.req.ecn_ce + ba.req.ecn_ce),
             number(ab.rsp.cnps + ba.rsp.cnps),
             Cell::new(history),
         ]);
     }
     let _ = writeln!(out, "{}", t.trim_fmt());
-    if all.len() > SHOWN {
+    if all.len() > shown {
         let _ = writeln!(
             out,
-            "  ... {} more connections not shown (see --json)",
-            all.len() - SHOWN
+            "  ... {} more connections not shown (--all lists them; --json has them all)",
+            all.len() - shown
         );
+    }
+}
+
+/// A time lost, short: `0`, `850ns`, `442us`, `4.2ms`, `1.25s`; red when not zero.
+fn duration(ns: u64, style: Style) -> Cell {
+    let text = match ns {
+        0 => "0".to_string(),
+        1..1_000 => format!("{ns}ns"),
+        1_000..1_000_000 => format!("{}us", ns / 1_000),
+        1_000_000..1_000_000_000 => format!("{:.1}ms", ns as f64 / 1e6),
+        _ => format!("{:.2}s", ns as f64 / 1e9),
+    };
+    let cell = Cell::new(text).set_alignment(comfy_table::CellAlignment::Right);
+    if style.color && ns > 0 {
+        cell.fg(comfy_table::Color::Red)
+    } else {
+        cell
     }
 }
 

@@ -23,11 +23,16 @@ const CNP_DELAYS_SHOWN: usize = 2;
 /// Anomalies listed in full before the rest are summarised.
 const ANOMALIES_SHOWN: usize = 25;
 
+/// Connections the text report lists by default, worst first; `--all` lists every one.
+pub const CONNECTIONS_SHOWN: usize = 20;
+
 #[derive(Debug, Clone, Copy)]
 pub struct Style {
     pub color: bool,
     /// Terminal width to wrap tables to; `None` when stdout is not a terminal.
     pub width: Option<u16>,
+    /// Connections listed, worst first; `None` for all of them (`--all`).
+    pub connections: Option<usize>,
 }
 
 pub(super) fn table(style: Style, header: &[&str]) -> Table {

@@ -555,6 +555,7 @@ struct EndId {
 pub struct ConnectionRow<'a> {
     pub conn: Connection<'a>,
     pub file_names: Option<(&'a str, &'a str)>,
+    pub place: Option<super::rank::Place>,
 }
 
 impl Serialize for ConnectionRow<'_> {
@@ -594,27 +595,61 @@ impl Serialize for ConnectionRow<'_> {
             map.serialize_entry("last_file", last)?;
         }
         map.serialize_entry("history", &c.history())?;
+        if let Some(place) = &self.place {
+            map.serialize_entry("rank", &place.rank)?;
+            map.serialize_entry("time_lost_ns", &place.time_lost.total_ns())?;
+            map.serialize_entry("time_lost", &place.time_lost)?;
+            let vs = place.goodput_vs_median;
+            map.serialize_entry("goodput_vs_median", &vs.map(|v| v.0))?;
+            map.serialize_entry("goodput_median_of", &vs.map(|v| v.1.name()))?;
+        }
         map.serialize_entry("a_to_b", &c.a_to_b())?;
         map.serialize_entry("b_to_a", &c.b_to_a())?;
         map.end()
     }
 }
 
-/// Every connection, as the report's `connections` array.
+/// Every connection, as the report's `connections` array (in order of appearance, each
+/// with its `rank`).
 pub struct Connections<'a> {
     pub table: &'a ConnectionTable,
     pub files: Files<'a>,
+    pub ranking: super::rank::Ranking,
 }
 
 impl<'a> Connections<'a> {
+    pub fn new(table: &'a ConnectionTable, files: Files<'a>) -> Self {
+        Connections {
+            table,
+            files,
+            ranking: super::rank::Ranking::of(Connection::all(table)),
+        }
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = ConnectionRow<'a>> + '_ {
         let files = self.files;
-        Connection::all(self.table).map(move |conn| {
-            let file_names = files
-                .name(conn.first().file)
-                .zip(files.name(conn.last().file));
-            ConnectionRow { conn, file_names }
-        })
+        Connection::all(self.table)
+            .enumerate()
+            .map(move |(i, conn)| {
+                let file_names = files
+                    .name(conn.first().file)
+                    .zip(files.name(conn.last().file));
+                ConnectionRow {
+                    conn,
+                    file_names,
+                    place: self.ranking.place(i).copied(),
+                }
+            })
+    }
+
+    /// The connections worst first, with their places.
+    pub fn ranked(&self) -> Vec<(Connection<'a>, super::rank::Place)> {
+        let all: Vec<Connection<'a>> = Connection::all(self.table).collect();
+        self.ranking
+            .order()
+            .iter()
+            .filter_map(|&i| Some((*all.get(i)?, *self.ranking.place(i)?)))
+            .collect()
     }
 }
 

@@ -15,6 +15,7 @@ pub mod flows;
 pub mod pfc;
 pub mod points;
 pub mod priorities;
+pub mod rank;
 pub mod stalls;
 pub mod summary;
 pub mod values;
@@ -93,10 +94,7 @@ impl<'a> Report<'a> {
             fecn: analyzer.fecn,
             becn: analyzer.becn,
             congestion: Congestion::new(analyzer, &flows, files),
-            connections: Connections {
-                table: &analyzer.connections,
-                files,
-            },
+            connections: Connections::new(&analyzer.connections, files),
             connection_table: ConnectionTableSummary {
                 evicted_ends: analyzer.connections.evicted,
                 bytes_per_connection: crate::analyze::connections::bytes_per_connection() as u64,

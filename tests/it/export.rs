@@ -401,6 +401,8 @@ fn left_out(key: &str) -> bool {
         || key == "capture_loss_ratio"
         // A ratio too: the column is rate_cut_after_cnp_p50_ppm, in millionths.
         || key == "rate_cut_after_cnp_p50"
+        // And goodput_vs_median_ppm.
+        || key == "goodput_vs_median"
 }
 
 /// The flattened keys of `object` that have a value: not null, and for a list, at least

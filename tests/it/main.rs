@@ -25,6 +25,7 @@ mod ipoib;
 mod mad_cm;
 mod pieces;
 mod points;
+mod rank;
 mod real_capture;
 mod recipes;
 mod scenarios;

@@ -11,7 +11,6 @@ mod latency;
 mod overlap;
 mod palette;
 mod pause;
-mod rank;
 mod rates;
 mod sequence;
 mod throughput;
@@ -21,10 +20,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::analyze_text::{self as text, describe, where_};
+use crate::analyze::key::Cause;
 use crate::analyze::{Analyzer, AnomalyDetail};
 use crate::dissect::Address;
 use crate::report::Report;
 use crate::report::connections::{Connection, Direction};
+use crate::report::rank::Place;
 
 /// Rows of the connection table at most; a capture with more says how many it leaves out.
 const TABLE_ROWS: usize = 2000;
@@ -39,7 +40,7 @@ const SCRIPT: &str = include_str!("report.js");
 pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usize) -> String {
     let origin = analyzer.first_ts.unwrap_or(0);
     let files = report.files();
-    let ranked = rank::ranked(Connection::all(&analyzer.connections));
+    let ranked = report.connections.ranked();
     let drawn = ranked.len().min(top);
     let icrc_bad = icrc_bad_packets(analyzer);
     let charts = draw_connections(&ranked[..drawn], origin, &icrc_bad, threads);
@@ -48,6 +49,7 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
         text::Style {
             color: false,
             width: None,
+            connections: Some(text::CONNECTIONS_SHOWN),
         },
     );
     let sink = &analyzer.anomalies;
@@ -230,29 +232,48 @@ fn end_name(addr: &crate::dissect::Address, qpn: Option<u32>) -> String {
     }
 }
 
-fn connection_table(ranked: &[(Connection<'_>, rank::Badness)], drawn: usize) -> Markup {
+/// The connections in rank order (worst first, by time lost), every column sortable in the
+/// browser by clicking its header: each cell's `data-sort` holds the number it sorts by.
+fn connection_table(ranked: &[(Connection<'_>, Place)], drawn: usize) -> Markup {
+    let micros = |ns: u64| format!("{:.1}", ns as f64 / 1e3);
     html! {
-        table {
+        table.sortable {
             thead { tr {
-                th { "#" } th { "A" } th { "B" } th { "transport" } th { "retransmitted" }
-                th { "NAKs" } th { "CNPs" } th { "bytes" }
-                th { "goodput a→b (Gb/s)" } th { "goodput b→a (Gb/s)" }
-                th { "first frame" } th { "history" }
+                th data-type="num" { "#" } th { "A" } th { "B" } th { "transport" }
+                th data-type="num" title="stall + retransmission waits + paused, both directions" { "lost (µs)" }
+                th data-type="num" { "stall (µs)" }
+                th data-type="num" { "retx" }
+                th data-type="num" { "goodput a→b (Gb/s)" } th data-type="num" { "goodput b→a (Gb/s)" }
+                th data-type="num" title="goodput of the busier direction over the median of the connections between the same hosts, or of the capture" { "vs median" }
+                th data-type="num" { "RTT p50 (µs)" }
+                th data-type="num" { "CE" } th data-type="num" { "CNPs" } th data-type="num" { "NAKs" }
+                th data-type="num" { "bytes" }
+                th data-type="num" { "first frame" } th { "history" }
             } }
             tbody {
-                @for (i, (c, b)) in ranked.iter().take(TABLE_ROWS).enumerate() {
+                @for (i, (c, place)) in ranked.iter().take(TABLE_ROWS).enumerate() {
+                    @let (ab, ba) = (c.a_to_b(), c.b_to_a());
+                    @let lost = place.time_lost.total_ns();
+                    @let retx = ab.retransmission_episodes() + ba.retransmission_episodes();
+                    @let rtt = [ab, ba].into_iter().map(|d| &d.rsp.rtt).find(|s| s.count() > 0).and_then(|s| s.quantile(0.5));
+                    @let ce = u64::from(ab.req.ecn_ce) + u64::from(ba.req.ecn_ce);
                     tr {
-                        td.num { @if i < drawn { a href=(format!("#conn-{i}")) { (i + 1) } } @else { (i + 1) } }
+                        td.num data-sort=(place.rank) { @if i < drawn { a href=(format!("#conn-{i}")) { (place.rank) } } @else { (place.rank) } }
                         td { (end_name(&c.a_addr, c.a_qpn)) }
                         td { (end_name(&c.b_addr, c.b_qpn)) }
                         td { (c.transport()) }
-                        td.num { (b.retransmitted) }
-                        td.num { (b.naks) }
-                        td.num { (b.cnps) }
-                        td.num { (b.bytes) }
-                        td.num data-goodput-bps=[c.a_to_b().req.goodput_bps()] { (gbps(c.a_to_b().req.goodput_bps())) }
-                        td.num data-goodput-bps=[c.b_to_a().req.goodput_bps()] { (gbps(c.b_to_a().req.goodput_bps())) }
-                        td.num { (c.first().frame) }
+                        td.num data-sort=(lost) { (micros(lost)) }
+                        td.num data-sort=(place.time_lost.stall_ns) { (micros(place.time_lost.stall_ns)) }
+                        td.num data-sort=(retx) { (retx_causes(ab, ba)) }
+                        td.num data-sort=[ab.req.goodput_bps()] data-goodput-bps=[ab.req.goodput_bps()] { (gbps(ab.req.goodput_bps())) }
+                        td.num data-sort=[ba.req.goodput_bps()] data-goodput-bps=[ba.req.goodput_bps()] { (gbps(ba.req.goodput_bps())) }
+                        td.num data-sort=[place.goodput_vs_median.map(|v| v.0)] { (place.goodput_vs_median.map_or("-".to_string(), |v| format!("{:.2}×", v.0))) }
+                        td.num data-sort=[rtt] { (rtt.map_or("-".to_string(), micros)) }
+                        td.num data-sort=(ce) { (ce) }
+                        td.num data-sort=(place.badness.cnps) { (place.badness.cnps) }
+                        td.num data-sort=(place.badness.naks) { (place.badness.naks) }
+                        td.num data-sort=(place.badness.bytes) { (place.badness.bytes) }
+                        td.num data-sort=(c.first().frame) { (c.first().frame) }
                         td { code { (c.history()) } }
                     }
                 }
@@ -261,6 +282,22 @@ fn connection_table(ranked: &[(Connection<'_>, rank::Badness)], drawn: usize) ->
         @if ranked.len() > TABLE_ROWS {
             p.note { (ranked.len() - TABLE_ROWS) " more connections, in the JSON report." }
         }
+    }
+}
+
+/// Retransmission episodes with their causes, as the text table writes them.
+fn retx_causes(ab: Direction<'_>, ba: Direction<'_>) -> String {
+    let total = ab.retransmission_episodes() + ba.retransmission_episodes();
+    let causes: Vec<String> = Cause::ALL
+        .into_iter()
+        .map(|c| (ab.retransmissions(c) + ba.retransmissions(c), c.name()))
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, c)| format!("{n} {c}"))
+        .collect();
+    match causes.as_slice() {
+        [] => "0".to_string(),
+        [one] => one.clone(),
+        several => format!("{total} ({})", several.join(", ")),
     }
 }
 
@@ -275,7 +312,7 @@ fn gbps(bps: Option<u64>) -> String {
 /// connection until none is left. A thread that cannot be started leaves its share to
 /// the others; this one always draws.
 fn draw_connections(
-    ranked: &[(Connection<'_>, rank::Badness)],
+    ranked: &[(Connection<'_>, Place)],
     origin: u64,
     icrc_bad: &[BadPacket],
     threads: usize,

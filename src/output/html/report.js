@@ -30,5 +30,34 @@
     var svg = e.target.closest ? e.target.closest("svg.chart") : null;
     if (svg) svg.parentNode.classList.toggle("zoomed");
   });
+  // Sorting: a click on a header of a sortable table sorts its rows by that column, by the
+  // cells' data-sort numbers for numeric columns (empty last), else by their text; a
+  // second click reverses the order.
+  document.addEventListener("click", function (e) {
+    var th = e.target.closest ? e.target.closest("table.sortable th") : null;
+    if (!th) return;
+    var table = th.closest("table");
+    var column = Array.prototype.indexOf.call(th.parentNode.children, th);
+    var numeric = th.getAttribute("data-type") === "num";
+    var descending = th.getAttribute("data-sorted") !== "desc";
+    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+    function key(row) {
+      var cell = row.cells[column];
+      if (!numeric) return cell.textContent;
+      var v = cell.getAttribute("data-sort");
+      return v === null || v === "" ? null : parseFloat(v);
+    }
+    rows.sort(function (a, b) {
+      var x = key(a), y = key(b);
+      if (x === y) return 0;
+      if (x === null) return 1;
+      if (y === null) return -1;
+      var order = x < y ? -1 : 1;
+      return descending ? -order : order;
+    });
+    Array.prototype.forEach.call(th.parentNode.children, function (h) { h.removeAttribute("data-sorted"); });
+    th.setAttribute("data-sorted", descending ? "desc" : "asc");
+    rows.forEach(function (row) { table.tBodies[0].appendChild(row); });
+  });
   document.body.setAttribute("data-script", "ready");
 })();

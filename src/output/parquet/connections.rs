@@ -49,6 +49,14 @@ impl<'a> ConnectionRecord<'a> {
             })
     }
 
+    /// The connection's place in the ranking; none for a flow.
+    fn place(&self) -> Option<crate::report::rank::Place> {
+        match self {
+            ConnectionRecord::Direction { connection, .. } => connection.place,
+            ConnectionRecord::Flow { .. } => None,
+        }
+    }
+
     /// The row of a flow of a datagram transport (UD or RD), which no connection counts;
     /// none for another flow.
     pub fn of_flow(capture: &'a str, flow: FlowRow<'a>) -> Option<ConnectionRecord<'a>> {
@@ -386,6 +394,50 @@ pub fn connection_schema<'a>() -> RowSchema<ConnectionRecord<'a>> {
             "history",
             "what happened, one letter per event, as `analyze` shows it",
             |r: &ConnectionRecord<'_>| r.direction().map(|(c, _, _)| c.conn.history()),
+        ),
+        int(
+            "rank",
+            "the connection's place by time lost, 1 for the worst (both rows of a connection)",
+            |r: &ConnectionRecord<'_>| r.place().map(|p| p.rank),
+        ),
+        int(
+            "time_lost_ns",
+            "stall + retransmission waits + paused time of the connection, both directions \
+             (the parts overlap: it ranks, it is not wall time)",
+            |r: &ConnectionRecord<'_>| r.place().map(|p| p.time_lost.total_ns()),
+        ),
+        int(
+            "time_lost_stall_ns",
+            "the connection's stall time, both directions",
+            |r: &ConnectionRecord<'_>| r.place().map(|p| p.time_lost.stall_ns),
+        ),
+        int(
+            "time_lost_retx_wait_ns",
+            "the waits of the connection's retransmission episodes, both directions",
+            |r: &ConnectionRecord<'_>| r.place().map(|p| p.time_lost.retx_wait_ns),
+        ),
+        int(
+            "time_lost_paused_ns",
+            "the time the connection's priority was paused with requests outstanding",
+            |r: &ConnectionRecord<'_>| r.place().map(|p| p.time_lost.paused_ns),
+        ),
+        int(
+            "goodput_vs_median_ppm",
+            "goodput of the busier direction over the median's, in millionths",
+            |r: &ConnectionRecord<'_>| {
+                r.place()
+                    .and_then(|p| p.goodput_vs_median)
+                    .map(|(v, _)| (v * 1e6).round() as u64)
+            },
+        ),
+        text(
+            "goodput_median_of",
+            "the median goodput_vs_median is against: host_pair or capture",
+            |r: &ConnectionRecord<'_>| {
+                r.place()
+                    .and_then(|p| p.goodput_vs_median)
+                    .map(|(_, of)| of.name())
+            },
         ),
         shared_int(
             "packets",
