@@ -31,5 +31,6 @@ mod snapshots;
 mod time_window;
 mod timestamps;
 mod tshark_diff;
+mod tunnel_pfc;
 mod tunnels;
 mod write;
