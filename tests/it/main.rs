@@ -34,5 +34,6 @@ mod stalls;
 mod time_window;
 mod timestamps;
 mod tshark_diff;
+mod tunnel_pfc;
 mod tunnels;
 mod write;

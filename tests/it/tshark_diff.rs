@@ -1,9 +1,10 @@
-//! Differential test against tshark: every capture in fixtures/, fixtures/scenarios/ and the real
-//! capture is decoded by rdmadump and by tshark, and every field both decode is compared frame by
-//! frame. tshark is an independent implementation of the same specifications, so a field on which
-//! they disagree is either an rdmadump bug or a tshark quirk; the quirks we know of are listed in
-//! KNOWN (and explained in docs/tshark-differences.md), anything else fails the test. A KNOWN
-//! entry that no longer reproduces fails too, so the list cannot rot.
+//! Differential test against tshark: every capture in fixtures/, fixtures/scenarios/,
+//! fixtures/connections/, fixtures/tunnel_pfc/ and the real captures is decoded by rdmadump and
+//! by tshark, and every field both decode is compared frame by frame. tshark is an independent
+//! implementation of the same specifications, so a field on which they disagree is either an
+//! rdmadump bug or a tshark quirk; the quirks we know of are listed in KNOWN (and explained in
+//! docs/tshark-differences.md), anything else fails the test. A KNOWN entry that no longer
+//! reproduces fails too, so the list cannot rot.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -1728,6 +1729,14 @@ const KNOWN: &[Known] = &[
          the inner frame's (none) and the outer tag is tunnel[0].eth_vlan (VID 10, PCP 5).",
     ),
     known(
+        47,
+        "tunnel_pfc/tunnel_pfc.pcap",
+        List(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
+        &["ip", "udp"],
+        "The inner frame is PFC or PAUSE (EtherType 0x8808), without IP: rdmadump's ip and udp \
+         are the inner frame's, so absent; tshark's are the outer ones (UDP for VXLAN).",
+    ),
+    known(
         42,
         "tunnels.pcap",
         List(&[11]),
@@ -2793,7 +2802,7 @@ fn erf_wrap(records: &[IbRecord]) -> Vec<u8> {
 
 fn captures() -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
-    for dir in ["", "scenarios", "connections"] {
+    for dir in ["", "scenarios", "connections", "tunnel_pfc"] {
         let path = fixture(dir);
         let mut names: Vec<String> = std::fs::read_dir(&path)
             .unwrap()
