@@ -35,6 +35,8 @@ pub struct Connection<'a> {
 pub struct Direction<'a> {
     pub req: &'a Requests,
     pub rsp: &'a Responses,
+    /// The inputs, for the frames the JSON names (a stall's end) when there are several.
+    pub files: Option<Files<'a>>,
 }
 
 impl<'a> Connection<'a> {
@@ -88,6 +90,7 @@ impl<'a> Connection<'a> {
         Direction {
             req: self.b_end.map_or(&*NO_REQUESTS, |e| &e.req),
             rsp: self.a_end.map_or(&*NO_RESPONSES, |e| &e.rsp),
+            files: None,
         }
     }
 
@@ -96,15 +99,18 @@ impl<'a> Connection<'a> {
             (Some(a), Some(b)) => Direction {
                 req: &a.req,
                 rsp: &b.rsp,
+                files: None,
             },
             // Unpaired: B's end holds A's answers to B's requests.
             (None, Some(b)) => Direction {
                 req: &NO_REQUESTS,
                 rsp: &b.rsp,
+                files: None,
             },
             _ => Direction {
                 req: &NO_REQUESTS,
                 rsp: &NO_RESPONSES,
+                files: None,
             },
         }
     }
@@ -515,7 +521,10 @@ impl Serialize for Direction<'_> {
         map.serialize_entry("stall_threshold_ns", &self.stall_threshold_ns())?;
         map.serialize_entry("idle_ns", &self.idle_ns())?;
         map.serialize_entry("paused_ns", &self.paused_ns())?;
-        map.serialize_entry("stalls", &super::stalls::StallRows(self.stalls()))?;
+        map.serialize_entry(
+            "stalls",
+            &super::stalls::StallRows(self.stalls(), self.files),
+        )?;
         if let Some(timeline) = q.timeline() {
             map.serialize_entry("timeline", timeline)?;
         }
@@ -555,6 +564,7 @@ struct EndId {
 pub struct ConnectionRow<'a> {
     pub conn: Connection<'a>,
     pub file_names: Option<(&'a str, &'a str)>,
+    pub files: Files<'a>,
     pub place: Option<super::rank::Place>,
 }
 
@@ -603,8 +613,21 @@ impl Serialize for ConnectionRow<'_> {
             map.serialize_entry("goodput_vs_median", &vs.map(|v| v.0))?;
             map.serialize_entry("goodput_median_of", &vs.map(|v| v.1.name()))?;
         }
-        map.serialize_entry("a_to_b", &c.a_to_b())?;
-        map.serialize_entry("b_to_a", &c.b_to_a())?;
+        let files = Some(self.files);
+        map.serialize_entry(
+            "a_to_b",
+            &Direction {
+                files,
+                ..c.a_to_b()
+            },
+        )?;
+        map.serialize_entry(
+            "b_to_a",
+            &Direction {
+                files,
+                ..c.b_to_a()
+            },
+        )?;
         map.end()
     }
 }
@@ -637,6 +660,7 @@ impl<'a> Connections<'a> {
                 ConnectionRow {
                     conn,
                     file_names,
+                    files,
                     place: self.ranking.place(i).copied(),
                 }
             })

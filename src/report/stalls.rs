@@ -5,12 +5,14 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use super::connections::{Connection, Direction};
+use super::values::Files;
 use crate::analyze::connections::ConnectionTable;
 use crate::analyze::connections::stall::Silence;
 use crate::dissect::Address;
 
-/// One stall, as the JSON `stalls` list of a direction writes it.
-pub struct StallRow<'a>(pub &'a Silence);
+/// One stall, as the JSON `stalls` list of a direction writes it; `end_file` names the
+/// input of `end_frame` when there are several.
+pub struct StallRow<'a>(pub &'a Silence, pub Option<Files<'a>>);
 
 impl Serialize for StallRow<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -19,6 +21,9 @@ impl Serialize for StallRow<'_> {
         map.serialize_entry("start_ns", &s.start_ns)?;
         map.serialize_entry("duration_ns", &s.duration_ns)?;
         map.serialize_entry("end_frame", &s.frame)?;
+        if let Some(file) = self.1.and_then(|f| f.name(s.file)) {
+            map.serialize_entry("end_file", file)?;
+        }
         map.serialize_entry("ended_by", s.ended_by.name())?;
         map.serialize_entry("after", &s.began_with.map(|b| b.name()))?;
         map.serialize_entry("priority", &s.priority)?;
@@ -30,11 +35,11 @@ impl Serialize for StallRow<'_> {
 }
 
 /// A direction's stalls, longest first.
-pub struct StallRows<'a>(pub &'a [Silence]);
+pub struct StallRows<'a>(pub &'a [Silence], pub Option<Files<'a>>);
 
 impl Serialize for StallRows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(StallRow))
+        serializer.collect_seq(self.0.iter().map(|s| StallRow(s, self.1)))
     }
 }
 
