@@ -22,6 +22,7 @@ mod html;
 mod info;
 mod ipoib;
 mod mad_cm;
+mod outputs;
 mod pieces;
 mod points;
 mod real_capture;
