@@ -162,25 +162,31 @@ fn an_input_inside_the_output_dataset_is_refused() {
     assert_eq!(fs::read(&part).unwrap(), before);
 }
 
+/// Runs `rdmadump ARGS` in a directory holding only `target`, which must fail and leave
+/// `target` as it was, with no temporary file beside it.
+fn leaves_previous(target: &str, args: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join(target), b"previous").unwrap();
+    let out = run_in(dir.path(), args, None, None);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    assert_eq!(
+        fs::read(dir.path().join(target)).unwrap(),
+        b"previous",
+        "{args:?}"
+    );
+    assert_eq!(
+        names(dir.path()),
+        [target],
+        "{args:?}: no temporary file is left"
+    );
+    out
+}
+
 /// Before: `-w` created its file before reading: a missing input turned an existing
 /// capture into a 24-byte empty pcap.
 #[test]
 fn w_leaves_an_existing_file_when_the_input_is_missing() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("keep.pcap"), b"previous").unwrap();
-    let out = run_in(
-        dir.path(),
-        &["read", "-w", "keep.pcap", "missing.pcap"],
-        None,
-        None,
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert_eq!(fs::read(dir.path().join("keep.pcap")).unwrap(), b"previous");
-    assert_eq!(
-        names(dir.path()),
-        ["keep.pcap"],
-        "no temporary file is left"
-    );
+    leaves_previous("keep.pcap", &["read", "-w", "keep.pcap", "missing.pcap"]);
 }
 
 /// Before: an input damaged after its first record left the target holding that record
@@ -188,26 +194,13 @@ fn w_leaves_an_existing_file_when_the_input_is_missing() {
 /// file is removed. (`huge_caplen.pcap` fails at offset 114, after one frame.)
 #[test]
 fn w_leaves_an_existing_file_when_an_input_fails_midway() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("keep.pcap"), b"previous").unwrap();
     let damaged = fixture("huge_caplen.pcap");
-    let out = run_in(
-        dir.path(),
-        &["read", "-w", "keep.pcap", damaged.to_str().unwrap()],
-        None,
-        None,
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let args = ["read", "-w", "keep.pcap", damaged.to_str().unwrap()];
+    let out = leaves_previous("keep.pcap", &args);
     assert!(
         stderr(&out).contains("keep.pcap left as it was"),
         "{}",
         stderr(&out)
-    );
-    assert_eq!(fs::read(dir.path().join("keep.pcap")).unwrap(), b"previous");
-    assert_eq!(
-        names(dir.path()),
-        ["keep.pcap"],
-        "no temporary file is left"
     );
 }
 
@@ -215,24 +208,8 @@ fn w_leaves_an_existing_file_when_an_input_fails_midway() {
 /// existing report with the report of nothing.
 #[test]
 fn html_leaves_an_existing_report_when_the_input_is_missing() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("report.html"), b"previous").unwrap();
-    let out = run_in(
-        dir.path(),
-        &["analyze", "--html", "report.html", "missing.pcap"],
-        None,
-        None,
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert_eq!(
-        fs::read(dir.path().join("report.html")).unwrap(),
-        b"previous"
-    );
-    assert_eq!(
-        names(dir.path()),
-        ["report.html"],
-        "no temporary file is left"
-    );
+    let args = ["analyze", "--html", "report.html", "missing.pcap"];
+    leaves_previous("report.html", &args);
 }
 
 /// A successful run replaces the target, and leaves no temporary file.
