@@ -867,8 +867,11 @@ short (a warning on standard error) do not change it, nor does a closed output p
 .TP
 \fB2\fR
 A bad command line (a usage error, an unknown field, a filter that does not compile); an
-input that could not be opened or is not a capture (the other inputs are still read); an
-error writing the output.
+output that is one of the inputs (\fB\-w\fR, \fB\-\-html\fR, \fBexport \-o\fR, or standard
+output redirected onto an input: compared by device and inode); an input that could not be
+opened or is not a capture (the other inputs are still read, and a \fB\-w\fR or
+\fB\-\-html\fR file is then left as it was); an error writing the output. When every input
+fails, nothing is printed on standard output.
 "#;
 
 /// Writes the completion script for `shell`, named as clap_complete names it.

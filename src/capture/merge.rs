@@ -19,6 +19,47 @@ pub struct InputReport {
     pub truncated: bool,
     /// Some input could not be opened or was damaged beyond recovery.
     pub failed: bool,
+    /// Each input's own outcome, in the order given: which one failed, and why.
+    pub inputs: Vec<InputOutcome>,
+}
+
+impl InputReport {
+    /// Not a record could be read: every input failed to open or to read. A document made
+    /// of nothing would read as a clean, empty capture, so none is written.
+    pub fn all_failed(&self) -> bool {
+        self.records == 0
+            && !self.inputs.is_empty()
+            && self.inputs.iter().all(|i| i.status == InputStatus::Failed)
+    }
+}
+
+/// How reading one input ended.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum InputStatus {
+    /// Read to its end.
+    #[default]
+    Ok,
+    /// It ended in the middle of a record (a capture cut short); read up to there.
+    Truncated,
+    /// It could not be opened, or was damaged beyond recovery: read up to the damage.
+    Failed,
+}
+
+impl InputStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            InputStatus::Ok => "ok",
+            InputStatus::Truncated => "truncated",
+            InputStatus::Failed => "failed",
+        }
+    }
+}
+
+/// One input's outcome, and the error that ended it when it failed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct InputOutcome {
+    pub status: InputStatus,
+    pub error: Option<String>,
 }
 
 /// Something to tell the user about one input.
@@ -92,8 +133,12 @@ impl<'m> Merger<'m> {
         let mut report = InputReport {
             files: paths.iter().map(|p| display_path(p)).collect(),
             failed: notices.iter().any(|n| n.fatal),
+            inputs: vec![InputOutcome::default(); paths.len()],
             ..InputReport::default()
         };
+        for notice in notices.iter().filter(|n| n.fatal) {
+            mark_failed(&mut report, notice.file, &notice.message);
+        }
         let mut readers = Vec::with_capacity(sources.len());
         for (file, source) in sources.iter_mut().enumerate() {
             let opened = source.as_mut().map(AnyReader::open);
@@ -147,6 +192,11 @@ impl<'m> Merger<'m> {
     /// Records handed out so far.
     pub fn records(&self) -> u64 {
         self.report.records
+    }
+
+    /// Every input has failed and none gave a record (see [`InputReport::all_failed`]).
+    pub fn all_failed(&self) -> bool {
+        self.report.all_failed()
     }
 
     /// True when every open input is memory-mapped, so records outlive the reader's next
@@ -243,7 +293,12 @@ impl<'m> Merger<'m> {
         match advanced {
             Ok(true) => {}
             Ok(false) => {
-                self.report.truncated |= reader.was_cut_short();
+                if reader.was_cut_short() {
+                    self.report.truncated = true;
+                    if let Some(input) = self.report.inputs.get_mut(index) {
+                        input.status = InputStatus::Truncated;
+                    }
+                }
                 self.readers[index] = None;
             }
             Err(err) => {
@@ -289,13 +344,22 @@ fn fail<T>(
     file: usize,
     err: &dyn std::fmt::Display,
 ) -> Option<T> {
+    let message = err.to_string();
+    mark_failed(report, file, &message);
     notices.push(Notice {
         file,
         fatal: true,
-        message: err.to_string(),
+        message,
     });
     report.failed = true;
     None
+}
+
+fn mark_failed(report: &mut InputReport, file: usize, message: &str) {
+    if let Some(input) = report.inputs.get_mut(file) {
+        input.status = InputStatus::Failed;
+        input.error = Some(message.to_string());
+    }
 }
 
 fn collect_warnings(reader: &mut AnyReader<'_>, file: usize, notices: &mut Vec<Notice>) {

@@ -13,9 +13,11 @@ use crate::analyze::points::plan::Plan;
 use crate::analyze::{AnalyzeConfig, Analyzer};
 use crate::cli::{AnalyzeArgs, ColorChoice, FailOn};
 use crate::filter::PacketFilter;
+use crate::output::atomic::AtomicFile;
 use crate::output::{analyze_json, analyze_text as text, html};
 use crate::report::Report;
 
+use super::same_file::InputFiles;
 use super::{
     RunOptions, for_each_batch_with, for_each_packet_with, input_paths, points, write_out,
 };
@@ -53,6 +55,18 @@ pub fn use_color(choice: ColorChoice) -> bool {
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let mut filter = super::packet_filter(&args.input)?;
     let mut paths = points::distinct_inputs(input_paths(&args.input)?);
+    let inputs = InputFiles::of(&paths);
+    inputs.refuse_stdout()?;
+    // Created before any input is read: an unwritable path fails now, not after the work.
+    let html_file = match &args.html {
+        Some(path) => {
+            inputs.refuse_output("--html", path)?;
+            let file =
+                AtomicFile::create(path).with_context(|| format!("creating {}", path.display()))?;
+            Some((path, file))
+        }
+        None => None,
+    };
     let several = paths.len() > 1 && !args.single_point;
     // Standard input is read twice when it is one of several points: once to match it.
     let stdin = if several {
@@ -141,15 +155,30 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
     warn_of_capture_loss(&analyzer);
 
+    if input.all_failed() {
+        // The inputs' errors are on stderr; a report of nothing would pass for a clean one.
+        return Ok(ExitCode::from(super::EXIT_ERROR));
+    }
     let report = Report::new(&analyzer, &input);
-    if let Some(path) = &args.html {
-        let page = html::render(
-            &report,
-            &analyzer,
-            args.html_top,
-            super::threads(&args.input),
-        );
-        std::fs::write(path, page).with_context(|| format!("writing {}", path.display()))?;
+    if let Some((path, mut file)) = html_file {
+        if input.failed {
+            // The page cannot say that an input is missing from it: the text and the JSON do.
+            drop(file);
+            eprintln!(
+                "rdmadump: {} left as it was: an input could not be read",
+                path.display()
+            );
+        } else {
+            let page = html::render(
+                &report,
+                &analyzer,
+                args.html_top,
+                super::threads(&args.input),
+            );
+            let writing = || format!("writing {}", path.display());
+            file.write_all(page.as_bytes()).with_context(writing)?;
+            file.commit().with_context(writing)?;
+        }
     }
     let mut out = super::stdout()?;
     if args.json {

@@ -19,6 +19,7 @@ use crate::output::parquet::{
     schema_markdown,
 };
 
+use super::same_file::InputFiles;
 use super::{RunOptions, for_each_batch_with, input_paths};
 use crate::output::parquet::encoded::{self, RowBytes};
 use crate::pipeline::Batch;
@@ -52,6 +53,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
             paths.len()
         );
     }
+    InputFiles::of(&paths).refuse_any(&dataset_files(&args.output), &args.output)?;
     let options = DatasetOptions {
         max_file_bytes: args.max_file_size,
         partitioning: match args.partition {
@@ -86,6 +88,28 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Every file already in the datasets under `root`, which an export may replace or remove.
+fn dataset_files(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut directories: Vec<_> = ["packets", "connections", "events"]
+        .iter()
+        .map(|dataset| root.join(dataset))
+        .collect();
+    while let Some(directory) = directories.pop() {
+        let Ok(entries) = std::fs::read_dir(&directory) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => directories.push(entry.path()),
+                Ok(kind) if kind.is_file() => files.push(entry.path()),
+                _ => {}
+            }
+        }
+    }
+    files
 }
 
 enum Outcome {

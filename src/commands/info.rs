@@ -11,6 +11,7 @@ use crate::cli::InfoArgs;
 use crate::dissect::{CrcMode, DecodeOptions, Decoder, Kind, Packet};
 use crate::output::info::{FileInfo, render_text, write_json};
 
+use super::same_file::InputFiles;
 use super::{paths_or_stdin, write_out};
 
 /// Frames per kind name, in the order of `Kind::ALL`.
@@ -20,6 +21,7 @@ type KindCounts = Vec<(&'static str, u64)>;
 /// damage (the others are still described).
 pub fn run(args: &InfoArgs) -> anyhow::Result<bool> {
     let paths = paths_or_stdin(&args.files, &args.read_files)?;
+    InputFiles::of(&paths).refuse_stdout()?;
     let mut described: Vec<(String, Summary, Option<KindCounts>)> = Vec::new();
     let mut all_read = true;
     for path in &paths {
@@ -69,10 +71,14 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<bool> {
             kinds: kinds.as_deref(),
         })
         .collect();
+    if files.is_empty() {
+        // Every input failed, and said so on stderr: an empty list would pass for a result.
+        return Ok(false);
+    }
     let mut out = super::stdout()?;
     if args.json {
         write_json(&mut out, &files).context("writing output")?;
-    } else if !files.is_empty() {
+    } else {
         write_out(&mut out, render_text(&files).as_bytes())?;
     }
     out.flush()?;

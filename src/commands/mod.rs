@@ -8,6 +8,7 @@ pub mod info;
 mod points;
 pub mod progress;
 pub mod read;
+mod same_file;
 pub mod write;
 
 use std::io::{self, IsTerminal};

@@ -16,6 +16,7 @@ use crate::pipeline::Batch;
 
 /// Output is written in blocks of at least this many bytes.
 const FLUSH_AT: usize = 1 << 16;
+use super::same_file::InputFiles;
 use super::{RunOptions, for_each_batch_with, input_paths, write_out};
 
 pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
@@ -28,6 +29,7 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
     let fields: Vec<&Field> = args.fields.iter().map(|f| f.field).collect();
     let filter = super::packet_filter(&args.input)?;
     let paths = input_paths(&args.input)?;
+    InputFiles::of(&paths).refuse_stdout()?;
     let window = super::time_window(&args.input, &paths);
     let limit = args.count.unwrap_or(u64::MAX);
     if limit == 0 {
@@ -131,7 +133,10 @@ pub fn run(args: &ReadArgs) -> anyhow::Result<bool> {
         })
     };
     let report = for_each_batch_with(&paths, &args.input, RunOptions::default(), render, write)?;
-    write_out(&mut out, &pending)?;
+    if !report.all_failed() {
+        // What is pending then is the `-E header=y` line, the header of nothing.
+        write_out(&mut out, &pending)?;
+    }
     out.flush()?;
     Ok(!report.failed)
 }

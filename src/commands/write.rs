@@ -3,7 +3,6 @@
 //! frame is decoded only when a filter needs it.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 
@@ -14,9 +13,11 @@ use crate::capture::write::{PcapNgWriter, PcapWriter};
 use crate::capture::{ContainerKind, InterfaceInfo, Record, TsResolution};
 use crate::cli::ReadArgs;
 use crate::dissect::{Decoder, Packet};
+use crate::output::atomic::AtomicFile;
 use crate::pipeline::PROGRESS_EVERY;
 
 use super::progress::{Progress, print_notice};
+use super::same_file::InputFiles;
 use super::{decode_options, input_paths, packet_filter, time_window};
 
 /// Where an input's interface sits: input index, pcapng section, interface id.
@@ -108,18 +109,9 @@ fn pcap_interface(merger: &Merger<'_>, inputs: usize, output: &Path) -> Option<I
     }))
 }
 
-/// True when `output` is one of the inputs: writing it would truncate what is being read.
-fn is_an_input(output: &Path, inputs: &[std::path::PathBuf]) -> bool {
-    let Ok(output) = std::fs::canonicalize(output) else {
-        return false;
-    };
-    inputs
-        .iter()
-        .any(|p| std::fs::canonicalize(p).is_ok_and(|p| p == output))
-}
-
-/// Runs `read -w`; `Ok(false)` when an input could not be read (whatever was read is
-/// written).
+/// Runs `read -w`; `Ok(false)` when an input could not be read. A file is then left as it
+/// was, since its frames would stop at the damage without saying so; standard output gets
+/// whatever was read (`-w - > FILE` is how to save the frames before the damage).
 pub fn write_selection(args: &ReadArgs, output: &Path) -> anyhow::Result<bool> {
     let filter = packet_filter(&args.input)?;
     let paths = input_paths(&args.input)?;
@@ -127,12 +119,18 @@ pub fn write_selection(args: &ReadArgs, output: &Path) -> anyhow::Result<bool> {
     if to_stdout && io::stdout().is_terminal() {
         bail!("-w - would write a binary capture to the terminal: redirect it to a file or a pipe");
     }
-    if !to_stdout && is_an_input(output, &paths) {
-        bail!(
-            "-w {} names an input: writing it would destroy what is being read",
-            output.display()
-        );
+    let inputs = InputFiles::of(&paths);
+    if to_stdout {
+        inputs.refuse_stdout()?;
+    } else {
+        inputs.refuse_output("-w", output)?;
     }
+    // Before any input is read: an unwritable directory fails now, not after the work.
+    let file = if to_stdout {
+        None
+    } else {
+        Some(AtomicFile::create(output).with_context(|| format!("creating {}", output.display()))?)
+    };
     let needs_decoding =
         args.input.filter.is_some() || args.input.qp.is_some() || args.input.kind.is_some();
     let window = time_window(&args.input, &paths);
@@ -141,13 +139,18 @@ pub fn write_selection(args: &ReadArgs, output: &Path) -> anyhow::Result<bool> {
     let mut opened = Vec::new();
     let mut sources = open_sources(&paths, args.input.no_mmap, &mut opened);
     let mut merger = Merger::open(&paths, &mut sources, opened);
+    if merger.all_failed() {
+        // Not even a capture header: an empty capture would read as a clean one.
+        let (report, notices) = merger.finish();
+        for notice in &notices {
+            print_notice(&report.files, notice);
+        }
+        return Ok(false);
+    }
     let progress = Progress::new(merger.len_hint());
-    let out: Box<dyn Write> = if to_stdout {
-        Box::new(super::stdout()?)
-    } else {
-        let file =
-            File::create(output).with_context(|| format!("creating {}", output.display()))?;
-        Box::new(file)
+    let out = match file {
+        Some(file) => Output::File(file),
+        None => Output::Stdout(Box::new(super::stdout()?)),
     };
     let out = BufWriter::with_capacity(1 << 16, out);
     let name = if to_stdout {
@@ -219,6 +222,50 @@ pub fn write_selection(args: &ReadArgs, output: &Path) -> anyhow::Result<bool> {
     for notice in &notices {
         print_notice(&report.files, notice);
     }
-    sink.into_inner().flush().with_context(writing)?;
+    let out = sink
+        .into_inner()
+        .into_inner()
+        .map_err(io::IntoInnerError::into_error)
+        .with_context(writing)?;
+    match out {
+        Output::File(file) if report.failed => {
+            drop(file);
+            eprintln!(
+                "rdmadump: {name} left as it was: an input could not be read (-w - writes \
+                 the frames read before the damage to standard output)"
+            );
+        }
+        Output::File(file) => file.commit().with_context(writing)?,
+        Output::Stdout(mut out) => out.flush().with_context(writing)?,
+    }
     Ok(!report.failed)
+}
+
+/// Where the capture goes: a file put in place once it is whole, or standard output.
+enum Output {
+    File(AtomicFile),
+    Stdout(Box<dyn Write>),
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::File(file) => file.write(buf),
+            Output::Stdout(out) => out.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Output::File(file) => file.write_all(buf),
+            Output::Stdout(out) => out.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::File(file) => file.flush(),
+            Output::Stdout(out) => out.flush(),
+        }
+    }
 }

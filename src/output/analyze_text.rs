@@ -9,6 +9,7 @@ use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, LineStyle, Tab
 use crate::analyze::key::{FrameRef, PmtuSource};
 use crate::analyze::pfc::ALL_PRIORITIES;
 use crate::analyze::{AnomalyDetail, AnomalyKind, CrcCounts};
+use crate::capture::merge::InputStatus;
 use crate::dissect::Kind;
 use crate::output::time::UtcDateTime;
 use crate::report::{Priority, Report, Seconds};
@@ -96,6 +97,7 @@ pub(super) fn where_(at: FrameRef, files: &[String]) -> String {
 
 pub fn render(report: &Report<'_>, style: Style) -> String {
     let mut out = String::new();
+    failed_inputs(&mut out, report);
     summary(&mut out, report);
     super::analyze_connections::render(&mut out, report, style);
     flows(&mut out, report, style);
@@ -103,6 +105,26 @@ pub fn render(report: &Report<'_>, style: Style) -> String {
     priorities(&mut out, report, style);
     anomalies(&mut out, report, style);
     out
+}
+
+/// First, since the rest of the report lacks their frames: a pipeline that reads only the
+/// report must not take it for a whole capture.
+fn failed_inputs(out: &mut String, report: &Report<'_>) {
+    let Some(inputs) = &report.inputs else {
+        return;
+    };
+    let failed: Vec<String> = inputs
+        .iter()
+        .filter(|i| i.status == InputStatus::Failed.name())
+        .map(|i| format!("{}: {}", i.path, i.error.unwrap_or("failed")))
+        .collect();
+    let _ = writeln!(
+        out,
+        "rdmadump: {} of {} inputs failed: {}",
+        failed.len(),
+        inputs.len(),
+        failed.join("; ")
+    );
 }
 
 fn summary(out: &mut String, a: &Report<'_>) {

@@ -7,6 +7,7 @@ mod analyze_connections;
 pub mod analyze_json;
 #[cfg(feature = "cli")]
 pub mod analyze_text;
+pub mod atomic;
 pub mod fields;
 #[cfg(feature = "cli")]
 pub mod fields_list;

@@ -30,12 +30,16 @@ use connections::Connections;
 use flows::Flows;
 use pfc::PfcSummary;
 use points::CapturePoints;
-use summary::{CaptureSummary, ConnectionTableSummary, FlowTableSummary};
+use summary::{CaptureSummary, ConnectionTableSummary, FlowTableSummary, InputRow};
 pub use values::{Files, Priority, Seconds};
 
 /// The whole report of one `analyze` run.
 #[derive(Serialize)]
 pub struct Report<'a> {
+    /// Each input's outcome, only when some input failed: its frames are missing from the
+    /// rest of the report.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<InputRow<'a>>>,
     pub capture: CaptureSummary<'a>,
     #[serde(serialize_with = "summary::kind_counts")]
     pub counts: &'a KindCounts,
@@ -74,6 +78,7 @@ impl<'a> Report<'a> {
         let flows = analyzer.flows.sorted();
         let sink = &analyzer.anomalies;
         Report {
+            inputs: input.failed.then(|| InputRow::all(input)),
             capture: CaptureSummary {
                 files: &input.files,
                 packets: input.records,

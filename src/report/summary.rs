@@ -5,6 +5,7 @@ use serde::{Serialize, Serializer};
 
 use super::values::Seconds;
 use crate::analyze::{AnomalyKind, AnomalySink, KindCounts};
+use crate::capture::merge::InputReport;
 use crate::dissect::Kind;
 
 #[derive(Serialize)]
@@ -31,6 +32,32 @@ pub struct CaptureSummary<'a> {
     pub seen_twice: u64,
     /// Of those, the ones whose ICRC or VCRC failed again.
     pub seen_twice_crc_bad: u64,
+}
+
+/// How reading one input ended.
+#[derive(Serialize)]
+pub struct InputRow<'a> {
+    pub path: &'a str,
+    /// `ok`, `truncated` (cut short in a record) or `failed`.
+    pub status: &'static str,
+    /// What made it fail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a str>,
+}
+
+impl<'a> InputRow<'a> {
+    pub fn all(input: &'a InputReport) -> Vec<InputRow<'a>> {
+        input
+            .files
+            .iter()
+            .zip(&input.inputs)
+            .map(|(path, outcome)| InputRow {
+                path,
+                status: outcome.status.name(),
+                error: outcome.error.as_deref(),
+            })
+            .collect()
+    }
 }
 
 #[derive(Serialize)]

@@ -18,6 +18,7 @@ use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 
 use super::columns::{ColumnSpec, Values, schema_of};
+use crate::output::atomic::Temporary;
 use crate::output::time::UtcDate;
 
 /// The version of the three datasets' columns, in every file's key-value metadata under
@@ -66,8 +67,7 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
 
 struct OpenFile {
     writer: ArrowWriter<File>,
-    temporary: PathBuf,
-    target: PathBuf,
+    temporary: Temporary,
 }
 
 /// One capture's part of one dataset.
@@ -79,8 +79,9 @@ pub struct DatasetWriter {
     options: DatasetOptions,
     directory: Option<PathBuf>,
     open: Option<OpenFile>,
-    /// Finished files: (temporary, final) names.
-    finished: Vec<(PathBuf, PathBuf)>,
+    /// Finished files, under their temporary names until the commit; dropped, they are
+    /// removed, so a capture that was not committed leaves nothing behind.
+    finished: Vec<Temporary>,
     rows: u64,
 }
 
@@ -159,7 +160,7 @@ impl DatasetWriter {
         open.writer
             .write(batch)
             .map_err(|source| ExportError::Parquet {
-                path: open.temporary.clone(),
+                path: open.temporary.path().to_path_buf(),
                 source,
             })?;
         self.rows += batch.num_rows() as u64;
@@ -193,22 +194,13 @@ impl DatasetWriter {
         };
         let part = self.finished.len();
         let target = directory.join(self.file_name(part));
-        let temporary = directory.join(format!(
-            ".{}.{}.tmp",
-            self.file_name(part),
-            std::process::id()
-        ));
-        let file = File::create(&temporary).map_err(io_error(&temporary))?;
+        let (file, temporary) = Temporary::create(&target).map_err(io_error(&target))?;
         let writer = ArrowWriter::try_new(file, self.schema.clone(), Some(self.properties.clone()))
             .map_err(|source| ExportError::Parquet {
-                path: temporary.clone(),
+                path: temporary.path().to_path_buf(),
                 source,
             })?;
-        self.open = Some(OpenFile {
-            writer,
-            temporary,
-            target,
-        });
+        self.open = Some(OpenFile { writer, temporary });
         Ok(())
     }
 
@@ -219,10 +211,10 @@ impl DatasetWriter {
     fn end_file(&mut self) -> Result<(), ExportError> {
         if let Some(open) = self.open.take() {
             open.writer.close().map_err(|source| ExportError::Parquet {
-                path: open.temporary.clone(),
+                path: open.temporary.path().to_path_buf(),
                 source,
             })?;
-            self.finished.push((open.temporary, open.target));
+            self.finished.push(open.temporary);
         }
         Ok(())
     }
@@ -239,8 +231,9 @@ impl DatasetWriter {
         }
         self.finished
             .iter()
-            .filter(|(_, target)| target.exists())
-            .map(|(_, target)| target.clone())
+            .map(Temporary::target)
+            .filter(|target| target.exists())
+            .map(Path::to_path_buf)
             .collect()
     }
 
@@ -249,8 +242,9 @@ impl DatasetWriter {
     pub fn commit(mut self) -> Result<Vec<PathBuf>, ExportError> {
         self.end_file()?;
         let mut names = Vec::with_capacity(self.finished.len());
-        for (temporary, target) in std::mem::take(&mut self.finished) {
-            fs::rename(&temporary, &target).map_err(io_error(&target))?;
+        for temporary in std::mem::take(&mut self.finished) {
+            let target = temporary.target().to_path_buf();
+            temporary.rename().map_err(io_error(&target))?;
             names.push(target);
         }
         if self.options.replace
@@ -266,19 +260,6 @@ impl DatasetWriter {
             }
         }
         Ok(names)
-    }
-}
-
-impl Drop for DatasetWriter {
-    /// A capture that was not committed leaves nothing behind.
-    fn drop(&mut self) {
-        if let Some(open) = self.open.take() {
-            drop(open.writer);
-            let _ = fs::remove_file(&open.temporary);
-        }
-        for (temporary, _) in self.finished.drain(..) {
-            let _ = fs::remove_file(&temporary);
-        }
     }
 }
 
