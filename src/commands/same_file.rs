@@ -103,6 +103,7 @@ impl InputFiles {
     }
 
     /// Refuses an input that is one of `files` (those of an output dataset).
+    #[cfg(feature = "export")]
     pub fn refuse_any(&self, files: &[PathBuf], output: &Path) -> anyhow::Result<()> {
         for file in files {
             if let Some(input) = self.find(FileId::of_path(file)) {
