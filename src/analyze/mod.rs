@@ -449,7 +449,6 @@ impl Analyzer {
         if let Some(key) = &mut key {
             self.hosts.rekey(pkt, key);
         }
-        let key = key;
         if self.points.is_some() && self.is_copy(pkt, key, at) {
             return;
         }

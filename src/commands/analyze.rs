@@ -19,7 +19,7 @@ use crate::report::Report;
 
 use super::same_file::InputFiles;
 use super::{
-    RunOptions, for_each_batch_with, for_each_packet_with, input_paths, points, write_out,
+    PREPARE, RunOptions, for_each_batch_with, for_each_packet_with, input_paths, points, write_out,
 };
 use crate::pipeline::Batch;
 
@@ -33,13 +33,6 @@ fn prefetch_headers(frame: &[u8]) {
     crate::capture::prefetch_line(frame);
     crate::capture::prefetch_line(frame.get(64..).unwrap_or_default());
 }
-
-/// A pass that prepares the analysis: no progress bar, no repeated warnings, no CRCs.
-const PREPARE: RunOptions<'static> = RunOptions {
-    offsets: &[],
-    quiet: true,
-    skip_crcs: true,
-};
 
 /// Color follows `--color`, then `NO_COLOR`, then whether stdout is a terminal.
 pub fn use_color(choice: ColorChoice) -> bool {

@@ -70,6 +70,14 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// A pass that prepares an analysis (matching capture points, pairing a `--qp`'s
+/// connections): no progress bar, no repeated warnings, no CRCs.
+pub(crate) const PREPARE: RunOptions<'static> = RunOptions {
+    offsets: &[],
+    quiet: true,
+    skip_crcs: true,
+};
+
 /// The files to read: those named, or stdin when none are named and stdin is not a terminal.
 pub fn input_paths(args: &InputArgs) -> anyhow::Result<Vec<PathBuf>> {
     paths_or_stdin(&args.files, &args.read_files)

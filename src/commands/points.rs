@@ -16,18 +16,12 @@ use crate::capture::merge::display_path;
 use crate::cli::AnalyzeArgs;
 use crate::filter::PacketFilter;
 
-use super::{RunOptions, for_each_packet_with};
+use super::same_file::FileId;
+use super::{PREPARE, for_each_packet_with};
 
 /// Packets the matching pass reads at most: capture points are told apart and their
 /// offsets settled long before, and the pass stops sooner once every pair has its samples.
 const MATCH_PASS_PACKETS: u64 = 4_000_000;
-
-/// A pass that prepares the analysis: no progress bar, no repeated warnings, no CRCs.
-const PREPARE: RunOptions<'static> = RunOptions {
-    offsets: &[],
-    quiet: true,
-    skip_crcs: true,
-};
 
 /// Standard input kept in a file of its own, so that it can be read twice (once to match
 /// packets across points, once to analyse) like the other inputs. Removed when dropped.
@@ -77,18 +71,15 @@ fn same_capture(a: &Path, b: &Path) -> Option<&'static str> {
     if a.as_os_str() == "-" || b.as_os_str() == "-" {
         return None;
     }
-    let (ma, mb) = (std::fs::metadata(a).ok()?, std::fs::metadata(b).ok()?);
-    if !ma.is_file() || !mb.is_file() {
-        return None;
+    let (ia, ib) = (FileId::of_path(a)?, FileId::of_path(b)?);
+    if ia == ib {
+        return Some("the same file as");
     }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if (ma.dev(), ma.ino()) == (mb.dev(), mb.ino()) {
-            return Some("the same file as");
-        }
-    }
-    (ma.len() == mb.len() && same_bytes(a, b).unwrap_or(false)).then_some("a copy of")
+    let (la, lb) = (
+        std::fs::metadata(a).ok()?.len(),
+        std::fs::metadata(b).ok()?.len(),
+    );
+    (la == lb && same_bytes(a, b).unwrap_or(false)).then_some("a copy of")
 }
 
 /// Compares two files of one size a block at a time; pieces of one capture differ in their

@@ -14,7 +14,7 @@ use crate::capture::merge::display_path;
 
 /// What every name of one file shares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileId {
+pub(super) struct FileId {
     device: u64,
     inode: u64,
 }
@@ -36,7 +36,7 @@ impl FileId {
         None
     }
 
-    fn of_path(path: &Path) -> Option<FileId> {
+    pub(super) fn of_path(path: &Path) -> Option<FileId> {
         FileId::of(&std::fs::metadata(path).ok()?)
     }
 

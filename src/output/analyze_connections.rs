@@ -8,9 +8,8 @@ use comfy_table::Cell;
 
 use super::analyze_text::{Style, flagged, number, table};
 use crate::analyze::connections::PairedBy;
-use crate::analyze::key::Cause;
 use crate::report::Report;
-use crate::report::connections::{Connection, Direction};
+use crate::report::connections::{Connection, Direction, retx_causes};
 
 /// History letters shown before the rest is elided.
 const HISTORY_SHOWN: usize = 16;
@@ -134,24 +133,12 @@ fn duration(ns: u64, style: Style) -> Cell {
     }
 }
 
-/// Retransmission episodes of both directions with their causes: `3 (2 nak, 1 timeout)`,
-/// or `2 timeout` when they share one, or `0`.
+/// Retransmission episodes of both directions with their causes, red when any.
 fn retx(ab: Direction<'_>, ba: Direction<'_>, style: Style) -> Cell {
-    let total = ab.retransmission_episodes() + ba.retransmission_episodes();
-    let causes: Vec<(u32, &str)> = Cause::ALL
-        .into_iter()
-        .map(|c| (ab.retransmissions(c) + ba.retransmissions(c), c.name()))
-        .filter(|&(n, _)| n > 0)
-        .collect();
-    let text = match causes.as_slice() {
-        [] => return flagged(0u64, style),
-        [(n, cause)] => format!("{n} {cause}"),
-        several => {
-            let parts: Vec<String> = several.iter().map(|(n, c)| format!("{n} {c}")).collect();
-            format!("{total} ({})", parts.join(", "))
-        }
-    };
-    let cell = Cell::new(text).set_alignment(comfy_table::CellAlignment::Right);
+    if ab.retransmission_episodes() + ba.retransmission_episodes() == 0 {
+        return flagged(0u64, style);
+    }
+    let cell = Cell::new(retx_causes(&ab, &ba)).set_alignment(comfy_table::CellAlignment::Right);
     if style.color {
         cell.fg(comfy_table::Color::Red)
     } else {

@@ -361,6 +361,25 @@ impl<'a> Direction<'a> {
     }
 }
 
+/// Retransmission episodes of both directions with their causes, as the text and HTML
+/// tables write them: `3 (2 nak, 1 timeout)`, or `2 timeout` when they share one, or `0`.
+pub fn retx_causes(ab: &Direction<'_>, ba: &Direction<'_>) -> String {
+    let causes: Vec<String> = Cause::ALL
+        .into_iter()
+        .map(|c| (ab.retransmissions(c) + ba.retransmissions(c), c.name()))
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, c)| format!("{n} {c}"))
+        .collect();
+    match causes.as_slice() {
+        [] => "0".to_string(),
+        [one] => one.clone(),
+        several => {
+            let total = ab.retransmission_episodes() + ba.retransmission_episodes();
+            format!("{total} ({})", several.join(", "))
+        }
+    }
+}
+
 /// A direction's timeout retransmissions, as the JSON `timeout` object gives them.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Timeouts {

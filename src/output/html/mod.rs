@@ -20,11 +20,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::analyze_text::{self as text, describe, where_};
-use crate::analyze::key::Cause;
 use crate::analyze::{Analyzer, AnomalyDetail};
 use crate::dissect::Address;
 use crate::report::Report;
-use crate::report::connections::{Connection, Direction};
+use crate::report::connections::{Connection, Direction, retx_causes};
 use crate::report::rank::Place;
 
 /// Rows of the connection table at most; a capture with more says how many it leaves out.
@@ -264,7 +263,7 @@ fn connection_table(ranked: &[(Connection<'_>, Place)], drawn: usize) -> Markup 
                         td { (c.transport()) }
                         td.num data-sort=(lost) { (micros(lost)) }
                         td.num data-sort=(place.time_lost.stall_ns) { (micros(place.time_lost.stall_ns)) }
-                        td.num data-sort=(retx) { (retx_causes(ab, ba)) }
+                        td.num data-sort=(retx) { (retx_causes(&ab, &ba)) }
                         td.num data-sort=[ab.req.goodput_bps()] data-goodput-bps=[ab.req.goodput_bps()] { (gbps(ab.req.goodput_bps())) }
                         td.num data-sort=[ba.req.goodput_bps()] data-goodput-bps=[ba.req.goodput_bps()] { (gbps(ba.req.goodput_bps())) }
                         td.num data-sort=[place.goodput_vs_median.map(|v| v.0)] { (place.goodput_vs_median.map_or("-".to_string(), |v| format!("{:.2}×", v.0))) }
@@ -282,22 +281,6 @@ fn connection_table(ranked: &[(Connection<'_>, Place)], drawn: usize) -> Markup 
         @if ranked.len() > TABLE_ROWS {
             p.note { (ranked.len() - TABLE_ROWS) " more connections, in the JSON report." }
         }
-    }
-}
-
-/// Retransmission episodes with their causes, as the text table writes them.
-fn retx_causes(ab: Direction<'_>, ba: Direction<'_>) -> String {
-    let total = ab.retransmission_episodes() + ba.retransmission_episodes();
-    let causes: Vec<String> = Cause::ALL
-        .into_iter()
-        .map(|c| (ab.retransmissions(c) + ba.retransmissions(c), c.name()))
-        .filter(|&(n, _)| n > 0)
-        .map(|(n, c)| format!("{n} {c}"))
-        .collect();
-    match causes.as_slice() {
-        [] => "0".to_string(),
-        [one] => one.clone(),
-        several => format!("{total} ({})", several.join(", ")),
     }
 }
 
