@@ -367,6 +367,20 @@ fn stalls(out: &mut String, a: &Report<'_>) {
             s.frame
         );
     }
+    let unseen = crate::report::stalls::unseen(a.connections.table);
+    if unseen.count > 0 {
+        let (silences, are, stalls) = if unseen.count == 1 {
+            ("silence", "is", "a stall")
+        } else {
+            ("silences", "are", "stalls")
+        };
+        let _ = writeln!(
+            out,
+            "  {} {silences} over the stall threshold ({} us) {are} not {stalls}: traffic the capture did not see ended them",
+            grouped(unseen.count),
+            grouped(unseen.ns / 1000)
+        );
+    }
 }
 
 /// `1234567` as `1,234,567`.

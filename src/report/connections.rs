@@ -351,6 +351,13 @@ impl<'a> Direction<'a> {
     pub fn paused_ns(&self) -> u64 {
         self.req.stalls.paused_ns()
     }
+    /// Silences with requests outstanding, longer than the stall threshold, that ended
+    /// with a packet showing traffic the capture missed: how many, and their total time.
+    /// They are not stalls.
+    pub fn unseen_silences(&self) -> UnseenSilences {
+        let (count, ns) = self.req.stalls.unseen();
+        UnseenSilences { count, ns }
+    }
     /// The silence a stall must exceed; none for a direction that never fell silent.
     pub fn stall_threshold_ns(&self) -> Option<u64> {
         self.req.stalls.silences.as_ref().map(|s| s.threshold_ns)
@@ -359,6 +366,13 @@ impl<'a> Direction<'a> {
     pub fn stalls(&self) -> &'a [crate::analyze::connections::stall::Silence] {
         self.req.stalls.longest()
     }
+}
+
+/// Silences the capture's own misses explain: see [`Direction::unseen_silences`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct UnseenSilences {
+    pub count: u64,
+    pub ns: u64,
 }
 
 /// Retransmission episodes of both directions with their causes, as the text and HTML
@@ -544,6 +558,7 @@ impl Serialize for Direction<'_> {
             "stalls",
             &super::stalls::StallRows(self.stalls(), self.files),
         )?;
+        map.serialize_entry("unseen_silences", &self.unseen_silences())?;
         if let Some(timeline) = q.timeline() {
             map.serialize_entry("timeline", timeline)?;
         }

@@ -4,7 +4,7 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use super::connections::{Connection, Direction};
+use super::connections::{Connection, Direction, UnseenSilences};
 use super::values::Files;
 use crate::analyze::connections::ConnectionTable;
 use crate::analyze::connections::stall::Silence;
@@ -72,6 +72,19 @@ pub fn longest(table: &ConnectionTable, n: usize) -> Vec<PlacedStall<'_>> {
     all.sort_by_key(|p| std::cmp::Reverse(p.stall.duration_ns));
     all.truncate(n);
     all
+}
+
+/// Silences of every connection direction that the capture's own misses explain.
+pub fn unseen(table: &ConnectionTable) -> UnseenSilences {
+    let mut total = UnseenSilences::default();
+    for c in Connection::all(table) {
+        for d in [c.a_to_b(), c.b_to_a()] {
+            let u = d.unseen_silences();
+            total.count += u.count;
+            total.ns += u.ns;
+        }
+    }
+    total
 }
 
 /// What overlapped a stall, in words: `prio 3 paused by 00:1c:73:aa:bb:03, CNP to sender`.

@@ -249,6 +249,14 @@ impl Requests {
         }
     }
 
+    /// Whether a response for PSN `p` answers requests past the highest the capture saw:
+    /// they were sent, and the capture missed them. A NAK's PSN is the first it did not
+    /// take, so it answers only those before it.
+    pub fn answers_unseen(&self, p: u32, nak: bool) -> bool {
+        let through = if nak { psn::add(p, psn::PSN_MASK) } else { p };
+        self.seq.started && psn::diff(through, self.seq.highest) > 0
+    }
+
     /// A response payload (READ data) moved for this direction, or a response's time.
     pub fn touch_response(&mut self, ts: Option<u64>, payload: u32) {
         self.touch(ts);

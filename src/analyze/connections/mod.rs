@@ -586,7 +586,8 @@ impl ConnectionTable {
                 _ if nak.is_some_and(|n| n.rnr && n.psn == bth.psn()) => stall::Ending::RnrRetry,
                 _ => stall::Ending::Retransmission,
             };
-            self.silence_ended(slot, peer, start, at, ended_by, None);
+            let unseen = verdict == Verdict::Gap;
+            self.silence_ended(slot, peer, start, at, (ended_by, unseen), None);
         }
         if matches!(verdict, Verdict::GoBackN | Verdict::GoBack0)
             && let Some(peer) = peer
@@ -650,6 +651,7 @@ impl ConnectionTable {
         let floor = self.stall_floor_ns;
         let (end, peer) = self.two(slot, peer_slot as usize);
         let silent_since = peer.req.silence_before(at.ts_ns, floor);
+        let unseen = silent_since.is_some() && peer.req.answers_unseen(p, nak);
         peer.req.touch_response(at.ts_ns, payload);
         let rtt = peer.req.acknowledge(p, op, at, nak, &mut end.rsp);
         if let (Some(series), Some(ts)) = (&mut peer.req.series, at.ts_ns) {
@@ -678,7 +680,7 @@ impl ConnectionTable {
                 Some(slot as u32),
                 start,
                 at,
-                ended_by,
+                (ended_by, unseen),
                 prior_nak,
             );
         }
@@ -686,7 +688,8 @@ impl ConnectionTable {
 
     /// A silence of end `slot`'s requests ended with `at`: queued for the analyzer, with
     /// what the requester (end `requester`) last heard, a NAK or a CNP, to tell what
-    /// overlapped it. `prior_nak` is the NAK it had heard when `at` is a NAK itself.
+    /// overlapped it. `prior_nak` is the NAK it had heard when `at` is a NAK itself; `unseen`
+    /// says `at` shows traffic of the direction the capture did not see.
     #[cold]
     fn silence_ended(
         &mut self,
@@ -694,7 +697,7 @@ impl ConnectionTable {
         requester: Option<u32>,
         start: u64,
         at: FrameRef,
-        ended_by: stall::Ending,
+        (ended_by, unseen): (stall::Ending, bool),
         prior_nak: Option<Option<direction::Nak>>,
     ) {
         let Some(now) = at.ts_ns else { return };
@@ -723,6 +726,7 @@ impl ConnectionTable {
                 priority: None,
                 paused_ns: 0,
                 paused_by: None,
+                unseen,
             },
         ));
     }

@@ -76,6 +76,10 @@ pub struct Silence {
     /// How long its priority was paused during it, and the sender that paused it longest.
     pub paused_ns: u64,
     pub paused_by: Option<Mac>,
+    /// The packet that ended it shows traffic of the direction the capture never saw: a
+    /// request past a PSN gap, or a response to PSNs no captured request carried. The
+    /// direction was not silent; the capture was, so this is no stall.
+    pub unseen: bool,
 }
 
 impl Silence {
@@ -84,22 +88,75 @@ impl Silence {
     }
 }
 
+/// The longest silences of one kind, and a tally of those that did not fit.
 #[derive(Debug, Clone, Default)]
-pub struct Silences {
-    /// The longest, longest first; after [`Stalls::settle`], only those over the threshold.
-    pub longest: Vec<Silence>,
-    /// Every silence of at least the floor, kept or not.
-    pub count: u64,
-    pub paused_ns: u64,
-    /// Silences that did not fit in `longest`: each is no longer than the shortest kept.
+pub struct Longest {
+    /// Longest first; after [`Stalls::settle`], only those over the threshold.
+    pub kept: Vec<Silence>,
+    /// Silences that did not fit in `kept`: each is no longer than the shortest kept.
     dropped: u64,
     dropped_ns: u64,
     dropped_min: u64,
     dropped_max: u64,
+}
+
+impl Longest {
+    fn add(&mut self, silence: Silence) {
+        if self.kept.capacity() == 0 {
+            self.kept.reserve_exact(KEPT);
+        }
+        let at = self
+            .kept
+            .iter()
+            .position(|k| k.duration_ns < silence.duration_ns)
+            .unwrap_or(self.kept.len());
+        self.kept.insert(at, silence);
+        if self.kept.len() > KEPT
+            && let Some(out) = self.kept.pop()
+        {
+            let d = out.duration_ns;
+            self.dropped_min = if self.dropped == 0 {
+                d
+            } else {
+                self.dropped_min.min(d)
+            };
+            self.dropped_max = self.dropped_max.max(d);
+            self.dropped += 1;
+            self.dropped_ns += d;
+        }
+    }
+
+    /// Keeps those longer than `threshold_ns`, and gives their count and total. The ones
+    /// not kept count only when all of them passed the threshold: when some did and some
+    /// did not, which is which is not known, and the total is a lower bound.
+    fn settle(&mut self, threshold_ns: u64) -> (u64, u64) {
+        self.kept.retain(|k| k.duration_ns > threshold_ns);
+        let mut count = self.kept.len() as u64;
+        let mut ns = self.kept.iter().map(|k| k.duration_ns).sum();
+        if self.dropped > 0 && self.dropped_min > threshold_ns {
+            count += self.dropped;
+            ns += self.dropped_ns;
+        }
+        (count, ns)
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Silences {
+    /// Silences the direction itself kept.
+    pub longest: Longest,
+    /// Silences the capture's own misses explain ([`Silence::unseen`]): never stalls.
+    pub unseen: Longest,
+    /// Every silence of at least the floor, kept or not.
+    pub count: u64,
+    pub paused_ns: u64,
     /// Set by [`Stalls::settle`].
     pub threshold_ns: u64,
     pub stall_ns: u64,
     pub stall_count: u64,
+    /// Unseen silences over the threshold, which would have been stalls.
+    pub unseen_count: u64,
+    pub unseen_ns: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -112,50 +169,24 @@ pub struct Stalls {
 
 impl Stalls {
     pub fn record(&mut self, silence: Silence) {
-        let s = self.silences.get_or_insert_with(|| {
-            Box::new(Silences {
-                longest: Vec::with_capacity(KEPT),
-                ..Silences::default()
-            })
-        });
+        let s = self.silences.get_or_insert_with(Box::default);
         s.count += 1;
-        s.paused_ns += silence.paused_ns;
-        let at = s
-            .longest
-            .iter()
-            .position(|k| k.duration_ns < silence.duration_ns)
-            .unwrap_or(s.longest.len());
-        s.longest.insert(at, silence);
-        if s.longest.len() > KEPT
-            && let Some(out) = s.longest.pop()
-        {
-            let d = out.duration_ns;
-            s.dropped_min = if s.dropped == 0 {
-                d
-            } else {
-                s.dropped_min.min(d)
-            };
-            s.dropped_max = s.dropped_max.max(d);
-            s.dropped += 1;
-            s.dropped_ns += d;
+        if silence.unseen {
+            s.unseen.add(silence);
+        } else {
+            s.paused_ns += silence.paused_ns;
+            s.longest.add(silence);
         }
     }
 
-    /// Keeps the silences longer than `threshold_ns` as the stalls, and sums them. The
-    /// silences not kept count only when all of them passed the threshold: when some did
-    /// and some did not, which is which is not known, and `stall_ns` is a lower bound.
+    /// Keeps the silences longer than `threshold_ns` as the stalls, and sums them.
     pub fn settle(&mut self, threshold_ns: u64) {
         let Some(s) = &mut self.silences else {
             return;
         };
         s.threshold_ns = threshold_ns;
-        s.longest.retain(|k| k.duration_ns > threshold_ns);
-        s.stall_count = s.longest.len() as u64;
-        s.stall_ns = s.longest.iter().map(|k| k.duration_ns).sum();
-        if s.dropped > 0 && s.dropped_min > threshold_ns {
-            s.stall_count += s.dropped;
-            s.stall_ns += s.dropped_ns;
-        }
+        (s.stall_count, s.stall_ns) = s.longest.settle(threshold_ns);
+        (s.unseen_count, s.unseen_ns) = s.unseen.settle(threshold_ns);
     }
 
     pub fn stall_ns(&self) -> u64 {
@@ -170,9 +201,16 @@ impl Stalls {
         self.silences.as_ref().map_or(0, |s| s.paused_ns)
     }
 
+    /// Silences over the threshold that the capture's own misses explain, and their time.
+    pub fn unseen(&self) -> (u64, u64) {
+        self.silences
+            .as_ref()
+            .map_or((0, 0), |s| (s.unseen_count, s.unseen_ns))
+    }
+
     /// The longest stalls, longest first.
     pub fn longest(&self) -> &[Silence] {
-        self.silences.as_ref().map_or(&[], |s| &s.longest)
+        self.silences.as_ref().map_or(&[], |s| &s.longest.kept)
     }
 }
 
@@ -198,6 +236,7 @@ mod tests {
             cnp: false,
             priority: None,
             paused_ns: 1,
+            unseen: false,
             paused_by: None,
         }
     }
@@ -213,6 +252,26 @@ mod tests {
         assert_eq!(kept, [500_000, 90_000]);
         assert_eq!(stalls.stall_ns(), 590_000);
         assert_eq!(stalls.paused_ns(), 4);
+    }
+
+    #[test]
+    fn a_silence_the_capture_missed_is_no_stall() {
+        let mut stalls = Stalls::default();
+        stalls.record(Silence {
+            unseen: true,
+            ..silence(500_000)
+        });
+        stalls.record(Silence {
+            unseen: true,
+            ..silence(30_000)
+        });
+        stalls.record(silence(90_000));
+        stalls.settle(default_threshold(Some(12_000)));
+        let kept: Vec<u64> = stalls.longest().iter().map(|s| s.duration_ns).collect();
+        assert_eq!(kept, [90_000]);
+        assert_eq!(stalls.stall_ns(), 90_000);
+        assert_eq!(stalls.paused_ns(), 1);
+        assert_eq!(stalls.unseen(), (1, 500_000));
     }
 
     #[test]

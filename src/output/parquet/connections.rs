@@ -745,6 +745,16 @@ pub fn connection_schema<'a>() -> RowSchema<ConnectionRecord<'a>> {
             "time the priority was paused during silences with requests outstanding",
             |d| d.paused_ns(),
         ),
+        direction_int(
+            "unseen_silences_count",
+            "silences ended by a packet showing traffic the capture missed: not stalls",
+            |d| d.unseen_silences().count,
+        ),
+        direction_int(
+            "unseen_silences_ns",
+            "their total time",
+            |d| d.unseen_silences().ns,
+        ),
     ]);
     stall_lists(&mut c);
     // Flow rows: what `analyze --json` `flows[]` has and a connection row lacks.
