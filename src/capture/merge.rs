@@ -325,6 +325,12 @@ impl<'m> Merger<'m> {
         };
         let advanced = reader.advance();
         collect_warnings(reader, index, &mut self.notices);
+        // The record used is the queue's first, but for a caller that skipped one.
+        if let Some(&Reverse((_, first, step))) = self.queue.peek()
+            && (first, step) == (index, self.steps[index])
+        {
+            self.queue.pop();
+        }
         self.steps[index] += 1;
         if let Some(stalled) = self.stalled.get_mut(index) {
             let was = *stalled;
