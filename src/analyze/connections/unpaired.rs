@@ -473,6 +473,71 @@ mod tests {
         assert_eq!(index.only(&pair()), Some(0));
     }
 
+    /// Random requests, pairings and responses, against the scan in listing order that the
+    /// index replaces.
+    #[test]
+    fn agrees_with_scanning_every_end_in_the_order_listed() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut random = |below: u32| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % u64::from(below)) as u32
+        };
+        let mut index = Unpaired::default();
+        let mut spans = Spans(Vec::new());
+        // Slots in the order listed, as the scan held them.
+        let mut listed: Vec<u32> = Vec::new();
+        for _ in 0..20_000 {
+            match random(10) {
+                0..=2 => {
+                    let first = if random(2) == 0 {
+                        random(64)
+                    } else {
+                        random(CIRCLE)
+                    };
+                    let slot = spans.0.len() as u32;
+                    spans.0.push((first, first));
+                    index.list(slot, pair(), span(first, first));
+                    listed.push(slot);
+                }
+                3..=5 if !listed.is_empty() => {
+                    let slot = listed[random(listed.len() as u32) as usize];
+                    let (first, highest) = spans.0[slot as usize];
+                    let step = [1, 1, 3, 100, 1 << 20][random(5) as usize];
+                    let highest = (highest + step) & PSN_MASK;
+                    spans.0[slot as usize] = (first, highest);
+                    index.update(slot, span(first, highest));
+                }
+                6 if !listed.is_empty() => {
+                    let slot = listed.remove(random(listed.len() as u32) as usize);
+                    index.forget(slot);
+                }
+                _ => {
+                    let p = if random(2) == 0 {
+                        random(200)
+                    } else {
+                        random(CIRCLE)
+                    };
+                    let mut best: Option<(u32, i32)> = None;
+                    let mut candidates = 0u8;
+                    for &slot in &listed {
+                        if let Some(ahead) = spans.ahead(slot, p) {
+                            candidates = candidates.saturating_add(1);
+                            if best.is_none_or(|(_, d)| ahead < d) {
+                                best = Some((slot, ahead));
+                            }
+                        }
+                    }
+                    let scanned = best.map(|(slot, _)| (slot, candidates));
+                    assert_eq!(index.closest(&pair(), p, |s| spans.ahead(s, p)), scanned);
+                    let only = (listed.len() == 1).then(|| listed[0]);
+                    assert_eq!(index.only(&pair()), only);
+                }
+            }
+        }
+    }
+
     /// The cost of a response that answers no request does not grow with the ends listed:
     /// the scan it replaces looked at every one of them.
     #[test]
