@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 DIR=target/bench
 mkdir -p "$DIR"
-cargo build --release --quiet --bin rdmadump --example gencap
+cargo build --release --quiet --bin rdmadump --example gencap --example genpair
 BIN=${BIN:-target/release/rdmadump}
 GEN=target/release/examples/gencap
 
@@ -31,6 +31,23 @@ dense=$DIR/roce_256_20qp.pcap
 # Many connections: 10,000 QPs take turns, and their state no longer fits the caches.
 many=$DIR/roce_1k_10kqp.pcap
 [ -f "$many" ] || $GEN "$many" 420000 1024 10000 pcap
+
+# Linear time (issue 31): each pair of rows doubles the input; a cost per packet that
+# grows with what came before (a scan) shows as 4 x instead of 2 x. Pairing by traffic:
+# request QPs whose ends stay unpaired, and responses that answer none of them.
+PAIRGEN=target/release/examples/genpair
+pair_half=$DIR/pair_5k_200k.pcap
+pair_full=$DIR/pair_10k_400k.pcap
+[ -f "$pair_half" ] || $PAIRGEN "$pair_half" 5000 200000
+[ -f "$pair_full" ] || $PAIRGEN "$pair_full" 10000 400000
+# The k-way merge: 500, then 1,000 inputs of 2,000 packets each.
+merge_dir=$DIR/merge_2k
+if [ ! -f "$merge_dir/999.pcap" ]; then
+    mkdir -p "$merge_dir"
+    for i in $(seq 0 999); do $GEN "$merge_dir/$i.pcap" 2000 64 4 pcap; done
+fi
+merge_half=$(for i in $(seq 0 499); do printf '%s ' "$merge_dir/$i.pcap"; done)
+merge_full=$(for i in $(seq 0 999); do printf '%s ' "$merge_dir/$i.pcap"; done)
 
 # Every run reads fresh copies, and reads them as a user's capture is read: from disk into
 # the page cache, then hot. How the cache holds a file decides what mapping it costs. Read
@@ -115,6 +132,10 @@ have_tshark=$(command -v tshark >/dev/null 2>&1 && echo 1 || echo 0)
 [ "$have_tshark" = 1 ] && time_as ts_prefix "tshark -r $prefix -T fields -e infiniband.bth.psn"
 have_export=$($BIN export --help >/dev/null 2>&1 && echo 1 || echo 0)
 [ "$have_export" = 1 ] && time_as ex_big "rm -rf $out; $BIN export -o $out $big"
+time_as pair_half "$BIN analyze --json $pair_half"
+time_as pair_full "$BIN analyze --json $pair_full"
+time_as merge_half "$BIN read --json $merge_half"
+time_as merge_full "$BIN read --json $merge_full"
 run_rounds
 for name in "${order[@]}"; do printf -v "$name" '%s' "${best[$name]}"; done
 
@@ -149,6 +170,8 @@ echo "| cat big.pcap \| rdmadump analyze - | peak RSS | | $rss_stdin MB | |"
 echo "| rdmadump analyze --json, mapped | peak RSS, $(size_mb "$big") MB file | | $rss_an MB | |"
 echo "| rdmadump analyze --threads 1 --json, mapped | peak RSS | | $rss_an1 MB | |"
 echo "| rdmadump read --json, mapped | peak RSS | | $rss_read MB | |"
+echo "| analyze --json, 5k / 10k unpaired QPs, 200k / 400k unanswered responses | doubled | $pair_half / $pair_full | | $(ratio "$pair_full" "$pair_half") x (linear: 2) |"
+echo "| read --json, 500 / 1,000 inputs of 2,000 packets | doubled | $merge_half / $merge_full | | $(ratio "$merge_full" "$merge_half") x (linear: 2) |"
 if [ "$have_tshark" = 1 ]; then
     echo "| tshark -T fields -e infiniband.bth.psn | 40k x 1 KiB | $ts_prefix | $(rate 0.04 "$ts_prefix") Mpps | |"
     echo "| rdmadump analyze --json | 40k x 1 KiB | $an_prefix | $(rate 0.04 "$an_prefix") Mpps | $(ratio "$ts_prefix" "$an_prefix") x faster than tshark |"

@@ -316,7 +316,7 @@ pub struct AnalyzeArgs {
 
     /// Add to each connection a timeline of payload bytes, packets, retransmissions and
     /// CNPs per interval, e.g. 1ms, 100us
-    #[arg(long, value_parser = parse_duration, value_name = "TIME")]
+    #[arg(long, value_parser = parse_interval, value_name = "TIME")]
     pub interval: Option<Duration>,
 
     /// Most timeline buckets per connection direction; a longer connection gets wider ones
@@ -354,7 +354,7 @@ pub struct AnalysisArgs {
     pub storm_threshold: Duration,
 
     /// Most flows kept at once; beyond it the least recently active flow is evicted
-    #[arg(long, default_value_t = 1_000_000, value_name = "N")]
+    #[arg(long, default_value_t = 1_000_000, value_name = "N", value_parser = parse_max_flows)]
     pub max_flows: usize,
 
     /// Most (sender, priority) PFC states kept at once
@@ -654,6 +654,24 @@ pub fn parse_dscp_pair(s: &str) -> Result<(u8, u8), String> {
 }
 
 /// `100ms`, `250us`, `2s`, `500ns`.
+/// `--interval`: a timeline of buckets 0 ns wide would never end.
+fn parse_interval(s: &str) -> Result<Duration, String> {
+    let interval = parse_duration(s)?;
+    if interval.is_zero() {
+        return Err(format!("`{s}`: the interval must be at least 1ns"));
+    }
+    Ok(interval)
+}
+
+/// `--max-flows`: a table that keeps no flow would report nothing it read.
+fn parse_max_flows(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("at least 1 flow must be kept".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("`{s}`: {e}")),
+    }
+}
+
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     let split = t
@@ -874,10 +892,17 @@ opened or is not a capture (the other inputs are still read, and a \fB\-w\fR or
 fails, nothing is printed on standard output.
 "#;
 
-/// Writes the completion script for `shell`, named as clap_complete names it.
-pub fn render_completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
+/// Writes the completion script for `shell`, named as clap_complete names it. The script
+/// is made in memory first: clap_complete panics when its writer fails (a full disk).
+pub fn render_completions(
+    shell: clap_complete::Shell,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     use clap::CommandFactory;
-    clap_complete::generate(shell, &mut Cli::command(), "rdmadump", out);
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "rdmadump", &mut script);
+    out.write_all(&script)?;
+    out.flush()
 }
 
 #[cfg(test)]

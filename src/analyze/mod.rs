@@ -268,6 +268,11 @@ impl AnomalySink {
     pub fn total(&self) -> u64 {
         self.counts.iter().sum()
     }
+
+    /// The most anomalies kept in [`Self::kept`]; the others are only counted.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy, serde::Serialize)]

@@ -31,7 +31,8 @@ use progress::StderrObserver;
 pub const EXIT_ERROR: u8 = 2;
 
 /// Runs one command line; `main` only maps the result to an exit status.
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+pub fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
+    check_arguments(&mut cli.command)?;
     match cli.command {
         Command::Read(args) => Ok(if read::run(&args)? {
             ExitCode::SUCCESS
@@ -45,7 +46,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             ExitCode::from(EXIT_ERROR)
         }),
         Command::Completions { shell } => {
-            crate::cli::render_completions(shell, &mut io::stdout());
+            crate::cli::render_completions(shell, &mut io::stdout())
+                .context("writing the completion script")?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Fields(args) => {
@@ -61,12 +63,57 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Threads that take every path of the pipeline (a reader, a consumer, a helper): allowed
+/// even on fewer cores, so that those paths can be tried on any machine.
+const EVERY_PATH_THREADS: usize = 3;
+
+/// What the command line asks that no run could do, refused before any input is read;
+/// and `--threads` brought down to the cores there are, with a note on stderr.
+fn check_arguments(command: &mut Command) -> anyhow::Result<()> {
+    let input = match command {
+        Command::Read(args) => &mut args.input,
+        Command::Analyze(args) => &mut args.input,
+        #[cfg(feature = "export")]
+        Command::Export(args) => &mut args.input,
+        _ => return Ok(()),
+    };
+    if let (Some(since), Some(until)) = (input.since, input.until) {
+        use crate::filter::time::TimeBound::{Absolute, Relative};
+        let after = match (since, until) {
+            (Absolute(since), Absolute(until)) | (Relative(since), Relative(until)) => {
+                since > until
+            }
+            // One is counted from the first packet: they compare once it is read.
+            _ => false,
+        };
+        if after {
+            bail!("--since {since} is after --until {until}: no packet can be in between");
+        }
+    }
+    if let Some(asked) = input.threads {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let most = cores.max(EVERY_PATH_THREADS);
+        if asked > most {
+            eprintln!(
+                "rdmadump: warning: --threads {asked} is more than the {cores} cores; using {most}"
+            );
+            input.threads = Some(most);
+        }
+    }
+    Ok(())
+}
+
 /// True when the error chain bottoms out in a closed pipe (`rdmadump read | head`).
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+        let kind = match cause.downcast_ref::<io::Error>() {
+            Some(e) => Some(e.kind()),
+            // serde_json hides the io::Error it failed on from the chain.
+            None => cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(|e| e.io_error_kind()),
+        };
+        kind == Some(io::ErrorKind::BrokenPipe)
     })
 }
 

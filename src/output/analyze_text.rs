@@ -678,11 +678,15 @@ fn anomalies(out: &mut String, a: &Report<'_>, style: Style) {
         ]);
     }
     let _ = writeln!(out, "{}", t.trim_fmt());
-    if total > ANOMALIES_SHOWN as u64 {
+    let more = total.saturating_sub(ANOMALIES_SHOWN as u64);
+    if total > sink.limit() as u64 {
         let _ = writeln!(
             out,
-            "  ... {} more (see --json)",
-            total - ANOMALIES_SHOWN as u64
+            "  ... {more} more (--json lists the first {}; `rdmadump export` writes every \
+             one to its events table)",
+            sink.limit()
         );
+    } else if more > 0 {
+        let _ = writeln!(out, "  ... {more} more (see --json)");
     }
 }

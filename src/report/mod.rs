@@ -65,6 +65,8 @@ pub struct Report<'a> {
     #[serde(serialize_with = "summary::anomaly_counts")]
     pub anomaly_counts: &'a AnomalySink,
     pub anomalies_omitted: u64,
+    /// The most anomalies `anomalies` lists; `export` writes every one to its `events`.
+    pub anomalies_limit: u64,
     pub anomalies: Anomalies<'a>,
     /// What the analysis was asked to assume.
     #[serde(skip)]
@@ -122,6 +124,7 @@ impl<'a> Report<'a> {
             priorities: priorities::rows(analyzer),
             anomaly_counts: sink,
             anomalies_omitted: sink.total() - sink.kept.len() as u64,
+            anomalies_limit: sink.limit() as u64,
             anomalies: Anomalies {
                 list: &sink.kept,
                 files,

@@ -22,6 +22,7 @@ mod generated;
 mod html;
 mod info;
 mod ipoib;
+mod limits;
 mod mad_cm;
 mod outputs;
 mod pieces;

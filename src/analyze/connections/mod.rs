@@ -13,6 +13,7 @@ pub mod sequence;
 mod series;
 pub mod stall;
 mod timeline;
+mod unpaired;
 
 use std::collections::HashMap;
 
@@ -38,6 +39,7 @@ use crate::wire::mad::cm::CmMsg;
 use crate::wire::opcode::{self, Role};
 use direction::RequestInfo;
 use index::{EndIndex, PackedKey};
+use unpaired::Unpaired;
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -132,9 +134,9 @@ struct PendingReq {
 pub struct ConnectionTable {
     ends: Vec<End>,
     index: EndIndex,
-    /// Unpaired ends that received requests, by (their address, the peer's): where a
-    /// response's requester looks for its peer.
-    unpaired: Map<(Address, Address), Vec<u32>>,
+    /// Unpaired ends that received requests, by (their address, the peer's) and by the
+    /// PSNs of those requests: where a response's requester looks for its peer.
+    unpaired: Unpaired,
     pending: Map<(Address, u32), PendingReq>,
     /// Established CM connections by (address, local comm ID) of each side.
     comm: Map<(Address, u32), u32>,
@@ -170,7 +172,7 @@ impl ConnectionTable {
         ConnectionTable {
             ends: Vec::new(),
             index: EndIndex::default(),
-            unpaired: Map::default(),
+            unpaired: Unpaired::default(),
             pending: Map::default(),
             comm: Map::default(),
             max_ends: max_flows.max(2),
@@ -291,15 +293,7 @@ impl ConnectionTable {
     }
 
     fn forget_unpaired(&mut self, slot: usize) {
-        let Some(key) = self.ends[slot].key else {
-            return;
-        };
-        if let Some(list) = self.unpaired.get_mut(&(key.addr, key.peer)) {
-            list.retain(|&s| s as usize != slot);
-            if list.is_empty() {
-                self.unpaired.remove(&(key.addr, key.peer));
-            }
-        }
+        self.unpaired.forget(slot as u32);
     }
 
     /// The path MTU end `slot`'s READs are counted with, when known.
@@ -571,14 +565,16 @@ impl ConnectionTable {
         if bth.becn() {
             end.req.becn += 1;
         }
-        if peer.is_none()
-            && end.req.packets == 1
-            && let Some(key) = end.key
-        {
-            self.unpaired
-                .entry((key.addr, key.peer))
-                .or_default()
-                .push(slot as u32);
+        if peer.is_none() {
+            let seq = &end.req.seq;
+            let span = unpaired::span(seq.first_psn, seq.highest);
+            if end.req.packets == 1
+                && let Some(key) = end.key
+            {
+                self.unpaired.list(slot as u32, (key.addr, key.peer), span);
+            } else {
+                self.unpaired.update(slot as u32, span);
+            }
         }
         if let Some(start) = silent_since {
             let ended_by = match verdict {
@@ -736,26 +732,17 @@ impl ConnectionTable {
             return;
         };
         // Requests from this end's address to the responder: their ends are (peer, addr).
-        let Some(list) = self.unpaired.get(&(key.peer, key.addr)) else {
-            return;
-        };
-        let mut best: Option<(u32, i32)> = None;
-        let mut candidates = 0u8;
-        for &other in list {
-            let seq = &self.ends[other as usize].req.seq;
+        let ends = &self.ends;
+        let closest = self.unpaired.closest(&(key.peer, key.addr), p, |other| {
+            let seq = &ends[other as usize].req.seq;
             if !seq.started || other as usize == slot {
-                continue;
+                return None;
             }
             let ahead = psn::diff(seq.highest, p);
             let behind = psn::diff(p, seq.first_psn);
-            if ahead >= 0 && behind >= 0 {
-                candidates = candidates.saturating_add(1);
-                if best.is_none_or(|(_, d)| ahead < d) {
-                    best = Some((other, ahead));
-                }
-            }
-        }
-        if let Some((other, _)) = best {
+            (ahead >= 0 && behind >= 0).then_some(ahead)
+        });
+        if let Some((other, candidates)) = closest {
             // This end receives the responses: it belongs to the requester, A.
             self.link(slot, other as usize, PairedBy::Traffic, candidates);
         }
@@ -766,10 +753,9 @@ impl ConnectionTable {
         // or, before pairing, the one end that receives requests from this host, if alone.
         let peer = self.ends[slot].peer.or_else(|| {
             let key = self.ends[slot].key?;
-            match self.unpaired.get(&(key.peer, key.addr))?.as_slice() {
-                &[only] if only as usize != slot => Some(only),
-                _ => None,
-            }
+            self.unpaired
+                .only(&(key.peer, key.addr))
+                .filter(|&only| only as usize != slot)
         });
         let answered = peer.map(|p| self.ends[p as usize].req.answered_by_cnp(at.ts_ns));
         if let (Some(p), Some(ts)) = (peer, at.ts_ns)
@@ -944,16 +930,7 @@ impl ConnectionTable {
                 self.index.insert(key.into(), slot as u32);
             }
         }
-        for list in self.unpaired.values_mut() {
-            list.retain_mut(|s| match map(*s) {
-                Some(n) => {
-                    *s = n;
-                    true
-                }
-                None => false,
-            });
-        }
-        self.unpaired.retain(|_, list| !list.is_empty());
+        self.unpaired.renumber(map);
         self.comm.retain(|_, s| match map(*s) {
             Some(n) => {
                 *s = n;
