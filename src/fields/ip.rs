@@ -106,8 +106,11 @@ pub(super) const IP_UDP: &[Field] = &[
 /// Wireshark, `ip` is IPv4 (the either-version fields are `addr.*` and `inet.*`).
 pub(super) const IPV4: &[Field] = &[
     protocol!("ip", "IPv4 (either version: inet)", |p| v4(p).is_some()),
-    int!("ip.version", "IPv4 version: 4", |p| v4(p)
-        .map(|h| h.version()))
+    // Wireshark's IPv6 dissector adds an `ip.version` too: of IPv4's names, this one alone
+    // is either version's.
+    int!("ip.version", "IP version, 4 or 6", |p| p
+        .ip
+        .map(|i| i.version()))
     .same_in_wireshark(),
     ip!("ip.src", "IPv4 source address", |p| v4(p).map(|h| h.src())).same_in_wireshark(),
     ip!("ip.dst", "IPv4 destination address", |p| v4(p)

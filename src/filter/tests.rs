@@ -360,7 +360,10 @@ fn ip_is_ipv4_and_addr_either_version() {
     for (text, want) in [
         ("ip", false),
         ("ip.src or ip.addr or ip.ttl or ip.dsfield", false),
-        ("ipv6 and inet and inet.version == 6", true),
+        (
+            "ipv6 and inet and inet.version == 6 and ip.version == 6",
+            true,
+        ),
         (
             "addr.src == fe80::1 and addr.dst == fe80::2 and addr == fe80::/64",
             true,
