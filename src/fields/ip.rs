@@ -22,11 +22,11 @@ pub(super) const IP_UDP: &[Field] = &[
         .ip
         .map(|i| i.version()))
     .keyed("ip.version"),
-    ip!("addr.src", "IP source address, IPv4 or IPv6", |p| p
+    ip!("addr.src", "IP source address (IPv4 or IPv6)", |p| p
         .ip
         .map(|i| i.src()))
     .keyed("ip.src"),
-    ip!("addr.dst", "IP destination address, IPv4 or IPv6", |p| p
+    ip!("addr.dst", "IP destination address (IPv4 or IPv6)", |p| p
         .ip
         .map(|i| i.dst()))
     .keyed("ip.dst"),
@@ -46,11 +46,9 @@ pub(super) const IP_UDP: &[Field] = &[
         |p| p.ip.map(|i| i.dscp())
     )
     .keyed("ip.dscp"),
-    int!(
-        "inet.ecn",
-        "ECN of IPv4 or IPv6: 3 is Congestion Experienced",
-        |p| p.ip.map(|i| i.ecn())
-    )
+    int!("inet.ecn", "ECN: 3 is Congestion Experienced", |p| p
+        .ip
+        .map(|i| i.ecn()))
     .keyed("ip.ecn"),
     int!("inet.ttl", "IPv4 TTL or IPv6 hop limit", |p| p
         .ip
@@ -111,11 +109,15 @@ pub(super) const IPV4: &[Field] = &[
     int!("ip.version", "IP version, 4 or 6", |p| p
         .ip
         .map(|i| i.version()))
-    .same_in_wireshark(),
-    ip!("ip.src", "IPv4 source address", |p| v4(p).map(|h| h.src())).same_in_wireshark(),
+    .same_in_wireshark()
+    .parquet(Parquet::NoColumn),
+    ip!("ip.src", "IPv4 source address", |p| v4(p).map(|h| h.src()))
+        .same_in_wireshark()
+        .parquet(Parquet::NoColumn),
     ip!("ip.dst", "IPv4 destination address", |p| v4(p)
         .map(|h| h.dst()))
-    .same_in_wireshark(),
+    .same_in_wireshark()
+    .parquet(Parquet::NoColumn),
     each!(
         "ip.addr",
         Type::Ip,
@@ -124,20 +126,28 @@ pub(super) const IPV4: &[Field] = &[
         ip,
         2
     )
-    .same_in_wireshark(),
+    .same_in_wireshark()
+    .parquet(Parquet::NoColumn),
     int!("ip.dsfield", "IPv4 DS field: DSCP and ECN", |p| v4(p)
         .map(|h| h.dscp() << 2 | h.ecn()))
-    .same_in_wireshark(),
+    .same_in_wireshark()
+    .parquet(Parquet::NoColumn),
     int!("ip.dscp", "IPv4 DSCP: the DS field's top six bits", |p| v4(
         p
     )
     .map(|h| h.dscp()))
-    .wireshark("ip.dsfield.dscp"),
+    .wireshark("ip.dsfield.dscp")
+    .parquet(Parquet::NoColumn),
     int!("ip.ecn", "IPv4 ECN: 3 is Congestion Experienced", |p| v4(p)
         .map(|h| h.ecn()))
-    .wireshark("ip.dsfield.ecn"),
-    int!("ip.ttl", "IPv4 TTL", |p| v4(p).map(|h| h.ttl())).same_in_wireshark(),
-    int!("ip.proto", "IPv4 protocol", |p| v4(p).map(|h| h.protocol())).same_in_wireshark(),
+    .wireshark("ip.dsfield.ecn")
+    .parquet(Parquet::NoColumn),
+    int!("ip.ttl", "IPv4 TTL", |p| v4(p).map(|h| h.ttl()))
+        .same_in_wireshark()
+        .parquet(Parquet::NoColumn),
+    int!("ip.proto", "IPv4 protocol", |p| v4(p).map(|h| h.protocol()))
+        .same_in_wireshark()
+        .parquet(Parquet::NoColumn),
 ];
 
 /// What IP carries besides RoCE, and ARP: the packet's `upper` header.
