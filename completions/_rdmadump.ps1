@@ -36,9 +36,11 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             break
         }
         'rdmadump;read' {
-            [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)')
-            [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
-            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
+            [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
+            [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
+            [CompletionResult]::new('--filter-file', '--filter-file', [CompletionResultType]::ParameterName, 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)')
             [CompletionResult]::new('--qp', '--qp', [CompletionResultType]::ParameterName, 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages')
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color')
@@ -49,7 +51,8 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only packets before TIME (same forms as --since; the window is [since, until))')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Stop after N matching packets')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N matching packets')
-            [CompletionResult]::new('--time', '--time', [CompletionResultType]::ParameterName, 'How to show timestamps in text output')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'How to show timestamps in text output; tshark''s -t names (r, d, e, u, ud...) work too')
+            [CompletionResult]::new('--time', '--time', [CompletionResultType]::ParameterName, 'How to show timestamps in text output; tshark''s -t names (r, d, e, u, ud...) work too')
             [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Write the selected frames to a capture FILE instead of printing them, byte for byte with their times and original lengths: pcapng if FILE ends in .pcapng, an input is pcapng, or the inputs'' link types differ, else pcap. `-` writes to standard output')
             [CompletionResult]::new('--write', '--write', [CompletionResultType]::ParameterName, 'Write the selected frames to a capture FILE instead of printing them, byte for byte with their times and original lengths: pcapng if FILE ends in .pcapng, an input is pcapng, or the inputs'' link types differ, else pcap. `-` writes to standard output')
             [CompletionResult]::new('-T', '-T ', [CompletionResultType]::ParameterName, 'Output format, as tshark -T: text (the default), json (as --json), or fields (the fields named with -e, one line per frame)')
@@ -68,9 +71,11 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             break
         }
         'rdmadump;analyze' {
-            [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)')
-            [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
-            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
+            [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
+            [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
+            [CompletionResult]::new('--filter-file', '--filter-file', [CompletionResultType]::ParameterName, 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)')
             [CompletionResult]::new('--qp', '--qp', [CompletionResultType]::ParameterName, 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages')
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color')
@@ -121,9 +126,11 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
             break
         }
         'rdmadump;export' {
-            [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)')
-            [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
-            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
+            [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
+            [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
+            [CompletionResult]::new('--filter-file', '--filter-file', [CompletionResultType]::ParameterName, 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)')
             [CompletionResult]::new('--qp', '--qp', [CompletionResultType]::ParameterName, 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages')
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use color')

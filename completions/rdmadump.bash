@@ -85,7 +85,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__analyze)
-            opts="-Y -r -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --fail-on --single-point --order --skew-bound --all --offset --interval --max-buckets --html --html-top --help"
+            opts="-d -Y -r -c -h --roce-port --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --fail-on --single-point --order --skew-bound --all --offset --interval --max-buckets --html --html-top --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -95,11 +95,19 @@ _rdmadump() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -Y)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -225,7 +233,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__export)
-            opts="-Y -r -o -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --output --max-file-size --partition --replace --name --schema --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --help"
+            opts="-d -Y -r -o -h --roce-port --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --output --max-file-size --partition --replace --name --schema --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -235,11 +243,19 @@ _rdmadump() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -Y)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -511,7 +527,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__read)
-            opts="-Y -r -c -l -V -x -w -T -e -E -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --line-buffered --verbose --hex --time --write --help"
+            opts="-d -Y -r -c -l -V -x -t -w -T -e -E -h --roce-port --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --line-buffered --verbose --hex --time --write --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -521,11 +537,19 @@ _rdmadump() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -Y)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -570,7 +594,11 @@ _rdmadump() {
                     return 0
                     ;;
                 --time)
-                    COMPREPLY=($(compgen -W "absolute relative delta ud" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "absolute relative delta ud epoch" -- "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -W "absolute relative delta ud epoch" -- "${cur}"))
                     return 0
                     ;;
                 --write)

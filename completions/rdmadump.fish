@@ -34,8 +34,9 @@ complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "export" -d 'Write
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "fields" -d 'List every field a filter can name, with its type, description and Wireshark names'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s d -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark\'s Decode As, -d udp.port==PORT,infiniband, is the same' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'; @FILE reads EXPR from FILE' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l filter-file -d 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l qp -d 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l kind -d 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`' -r -f -a "roce_v1\t''
 roce_v2\t''
@@ -53,10 +54,11 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s r -l read-fil
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l since -d 'Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), \'2024-05-01 12:00:00.5\' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the first packet of the capture' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l until -d 'Only packets before TIME (same forms as --since; the window is [since, until))' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s c -l count -d 'Stop after N matching packets' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l time -d 'How to show timestamps in text output' -r -f -a "absolute\t'Wall-clock time of day, UTC, to the nanosecond'
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s t -l time -d 'How to show timestamps in text output; tshark\'s -t names (r, d, e, u, ud...) work too' -r -f -a "absolute\t'Wall-clock time of day, UTC, to the nanosecond'
 relative\t'Seconds since the first packet shown'
 delta\t'Seconds since the previous packet shown'
-ud\t'UTC date and time of day, to the nanosecond (as tshark -t ud)'"
+ud\t'UTC date and time of day, to the nanosecond (as tshark -t ud)'
+epoch\t'Seconds since the epoch, to the nanosecond (as tshark -t e)'"
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s w -l write -d 'Write the selected frames to a capture FILE instead of printing them, byte for byte with their times and original lengths: pcapng if FILE ends in .pcapng, an input is pcapng, or the inputs\' link types differ, else pcap. `-` writes to standard output' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s T -d 'Output format, as tshark -T: text (the default), json (as --json), or fields (the fields named with -e, one line per frame)' -r -f -a "text\t'One line per frame (the default)'
 json\t'JSON Lines, as --json'
@@ -69,8 +71,9 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s l -l line-buf
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s V -l verbose -d 'Under each frame\'s line, every decoded field as an indented tree, layer by layer (as tshark -V)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s x -l hex -d 'Under each frame\'s line, its captured bytes in hex and ASCII (as tshark -x)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s d -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark\'s Decode As, -d udp.port==PORT,infiniband, is the same' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'; @FILE reads EXPR from FILE' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l filter-file -d 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l qp -d 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l kind -d 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`' -r -f -a "roce_v1\t''
 roce_v2\t''
@@ -126,8 +129,9 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l kinds -d 'Als
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l no-mmap -d 'Read files through a buffer instead of memory-mapping them'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s d -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark\'s Decode As, -d udp.port==PORT,infiniband, is the same' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'; @FILE reads EXPR from FILE' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l filter-file -d 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l qp -d 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l kind -d 'Only packets of this kind, as the JSON `kind` key names it; `cnp` selects CNPs (BTH opcode 0x81), whose JSON kind stays `roce_v2` or `roce_v1`' -r -f -a "roce_v1\t''
 roce_v2\t''

@@ -10,9 +10,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::analyze::AnomalyKind;
 use crate::analyze::key::is_legal_pmtu;
 use crate::fields::{Field, WiresharkName};
-use crate::filter::KindSelection;
 use crate::filter::find_field;
 use crate::filter::time::TimeBound;
+use crate::filter::{FilterText, KindSelection};
 use crate::output::fields::FieldsOption;
 use crate::output::time::TimeFormat;
 
@@ -57,6 +57,52 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Parses the command line as `Cli::parse` does, except that a tshark habit, a capture
+    /// where the command should be (`rdmadump cap.pcap`, `rdmadump -r cap.pcap`), is told
+    /// the command it meant.
+    pub fn parse_args() -> Cli {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        match Cli::try_parse_from(&args) {
+            Ok(cli) => cli,
+            Err(err) => {
+                use clap::error::ErrorKind;
+                let habit = matches!(
+                    err.kind(),
+                    ErrorKind::InvalidSubcommand | ErrorKind::UnknownArgument
+                );
+                match read_instead(&args[1.min(args.len())..]).filter(|_| habit) {
+                    Some(meant) => {
+                        let text = err.render().to_string();
+                        let (message, usage) = text.split_once("\n\n").unwrap_or((&text, ""));
+                        eprintln!(
+                            "{message}\n\n  tip: to read a capture, run `{meant}`\n\n{usage}"
+                        );
+                        std::process::exit(2);
+                    }
+                    None => err.exit(),
+                }
+            }
+        }
+    }
+}
+
+/// `rdmadump read ...` for arguments that start with a capture file or tshark's `-r`.
+fn read_instead(args: &[std::ffi::OsString]) -> Option<String> {
+    let first = args.first()?.to_string_lossy();
+    let rest: Vec<String> = args
+        .iter()
+        .skip(usize::from(first == "-r"))
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let file = rest.first()?;
+    let capture = [".pcap", ".pcapng", ".cap", ".erf", ".gz", ".zst"]
+        .iter()
+        .any(|ext| file.ends_with(ext));
+    (first == "-r" || capture || std::path::Path::new(file).is_file())
+        .then(|| format!("rdmadump read {}", rest.join(" ")))
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List packets, one line each (or one JSON object each with --json)
@@ -97,13 +143,20 @@ pub struct InputArgs {
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)
-    #[arg(long = "roce-port", value_name = "PORT")]
+    /// Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark's
+    /// Decode As, -d udp.port==PORT,infiniband, is the same
+    #[arg(short = 'd', long = "roce-port", value_name = "PORT", value_parser = parse_roce_port)]
     pub roce_ports: Vec<u16>,
 
-    /// Only packets matching EXPR, e.g. 'bth.dest_qp == 0xb01 && aeth.kind == "nak"'
-    #[arg(short = 'Y', long = "filter", value_name = "EXPR")]
-    pub filter: Option<String>,
+    /// Only packets matching EXPR, e.g. 'bth.dest_qp == 0xb01 && aeth.kind == "nak"';
+    /// @FILE reads EXPR from FILE
+    #[arg(short = 'Y', long = "filter", value_name = "EXPR", value_parser = FilterText::argument)]
+    pub filter: Option<FilterText>,
+
+    /// Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a
+    /// command line takes (128 KiB)
+    #[arg(long = "filter-file", value_name = "FILE", conflicts_with = "filter", value_parser = FilterText::file)]
+    pub filter_file: Option<FilterText>,
 
     /// Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole
     /// connection it belongs to: both ends, both directions, and its CM messages
@@ -149,6 +202,13 @@ pub struct InputArgs {
     pub until: Option<TimeBound>,
 }
 
+impl InputArgs {
+    /// The filter of `-Y` or `--filter-file`, whichever was given.
+    pub fn filter_text(&self) -> Option<&FilterText> {
+        self.filter.as_ref().or(self.filter_file.as_ref())
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ReadArgs {
     #[command(flatten)]
@@ -176,8 +236,8 @@ pub struct ReadArgs {
     #[arg(short = 'x', long = "hex", conflicts_with = "json")]
     pub hex: bool,
 
-    /// How to show timestamps in text output
-    #[arg(long, value_enum, default_value_t = TimeArg(TimeFormat::Absolute), value_name = "FORMAT")]
+    /// How to show timestamps in text output; tshark's -t names (r, d, e, u, ud...) work too
+    #[arg(short = 't', long, value_enum, default_value_t = TimeArg(TimeFormat::Absolute), value_name = "FORMAT")]
     pub time: TimeArg,
 
     /// Write the selected frames to a capture FILE instead of printing them, byte for byte
@@ -428,6 +488,9 @@ pub enum ColorChoice {
 /// domain types need no clap and the names are defined once.
 macro_rules! choice {
     ($(#[$doc:meta])* $arg:ident($inner:ty), |$v:ident| $help:expr) => {
+        choice!($(#[$doc])* $arg($inner), |$v| $help, |_v| &[]);
+    };
+    ($(#[$doc:meta])* $arg:ident($inner:ty), |$v:ident| $help:expr, |$a:ident| $aliases:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub struct $arg(pub $inner);
@@ -452,7 +515,9 @@ macro_rules! choice {
             fn to_possible_value(&self) -> Option<PossibleValue> {
                 let $v = self.0;
                 let help: Option<&'static str> = $help;
-                let value = PossibleValue::new($v.name());
+                let $a = self.0;
+                let aliases: &[&'static str] = $aliases;
+                let value = PossibleValue::new($v.name()).aliases(aliases.iter().copied());
                 Some(match help {
                     Some(help) => value.help(help),
                     None => value,
@@ -554,8 +619,27 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
 choice!(
     /// `--time`: how text output shows timestamps.
     TimeArg(TimeFormat),
-    |format| Some(format.about())
+    |format| Some(format.about()),
+    |format| format.tshark_names()
 );
+
+/// `--roce-port`: a port, or tshark's Decode As of one, `udp.port==4792,infiniband`.
+pub fn parse_roce_port(s: &str) -> Result<u16, String> {
+    let port = match s.split_once(',') {
+        Some((table, "infiniband")) => table
+            .split_once("==")
+            .filter(|(field, _)| field.trim() == "udp.port")
+            .map(|(_, port)| port.trim()),
+        Some(_) => None,
+        None => Some(s.trim()),
+    };
+    port.and_then(|p| p.parse().ok()).ok_or_else(|| {
+        format!(
+            "`{s}` is not a port: give one, like 4792, or as tshark's Decode As, \
+             udp.port==4792,infiniband (rdmadump decodes only InfiniBand over UDP so)"
+        )
+    })
+}
 
 /// Decimal or `0x` hexadecimal.
 pub fn parse_number(s: &str) -> Result<u64, String> {

@@ -1,9 +1,7 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = rdmadump::cli::Cli::parse();
+    let cli = rdmadump::cli::Cli::parse_args();
     match rdmadump::commands::run(cli) {
         Ok(code) => code,
         Err(err) if rdmadump::commands::is_broken_pipe(&err) => ExitCode::SUCCESS,

@@ -79,8 +79,8 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let order = points::point_order(&args.order, &paths, &plan)?;
     let selection = match args.input.qp {
         Some(qp) => {
-            filter = PacketFilter::new(
-                args.input.filter.as_deref(),
+            filter = crate::filter::FilterText::compile(
+                args.input.filter_text(),
                 None,
                 args.input.kind.map(|k| k.0),
             )?;

@@ -165,8 +165,8 @@ pub fn analysis_config(args: &AnalysisArgs) -> AnalyzeConfig {
 pub fn packet_filter(args: &InputArgs) -> anyhow::Result<PacketFilter> {
     // QPNs are 24 bits; a larger number can match nothing, and says so by matching nothing.
     let qp = args.qp.map(|q| u32::try_from(q).unwrap_or(u32::MAX));
-    Ok(PacketFilter::new(
-        args.filter.as_deref(),
+    Ok(crate::filter::FilterText::compile(
+        args.filter_text(),
         qp,
         args.kind.map(|k| k.0),
     )?)

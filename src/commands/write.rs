@@ -132,7 +132,7 @@ pub fn write_selection(args: &ReadArgs, output: &Path) -> anyhow::Result<bool> {
         Some(AtomicFile::create(output).with_context(|| format!("creating {}", output.display()))?)
     };
     let needs_decoding =
-        args.input.filter.is_some() || args.input.qp.is_some() || args.input.kind.is_some();
+        args.input.filter_text().is_some() || args.input.qp.is_some() || args.input.kind.is_some();
     let window = time_window(&args.input, &paths);
     let limit = args.count.unwrap_or(u64::MAX);
 

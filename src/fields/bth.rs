@@ -162,7 +162,8 @@ pub(super) const TRANSPORT: &[Field] = &[
         "immediate data, the big-endian word on the wire",
         |p| p.immdt.map(|h| h.value())
     )
-    .wireshark("infiniband.immdt"),
+    .wireshark("infiniband.immdt")
+    .as_bytes(4),
     int!("ieth", "IETH: the R_Key to invalidate", |p| p
         .ieth
         .map(|h| h.rkey()))

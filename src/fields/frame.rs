@@ -157,8 +157,15 @@ pub(super) const CAPTURE_HEADERS_PRESENT: &[Field] = &[
     header!("erf", "has an ERF record header", |p| p.erf.is_some()),
 ];
 
-/// The CRCs as Wireshark shows them.
+/// The CRCs as Wireshark shows them, and the capture time as Wireshark's absolute time.
 pub(super) const WIRESHARK: &[Field] = &[
+    Field::new(
+        "frame.time",
+        Type::Time,
+        "capture time (compare with \"2024-05-01 10:00:00.5\", UTC)",
+        |p| p.ts_ns.map(Value::Time),
+    )
+    .wireshark_only(),
     int!(
         "infiniband.invariant.crc",
         "ICRC as Wireshark shows it: the stored bytes read most-significant first",

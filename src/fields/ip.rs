@@ -3,7 +3,7 @@
 
 use std::net::IpAddr;
 
-use super::{Each, Field, MAX_ELEMENTS, Parquet, Type, Value, either, int};
+use super::{Each, Field, MAX_ELEMENTS, Parquet, Type, Value, either, int, ip};
 use crate::dissect::{IpHeader, Packet, Upper};
 use crate::wire::ipv6::Ipv6Header;
 
@@ -14,52 +14,53 @@ macro_rules! ipv6 {
     };
 }
 
-/// IPv4 or IPv6, and UDP.
+/// IPv4 or IPv6, and UDP. The JSON's `ip` object is the IP header of either version, and
+/// so are these fields; a filter names them `addr.*` and `inet.*`, since Wireshark's `ip.*`
+/// are IPv4's ([`IPV4`]).
 pub(super) const IP_UDP: &[Field] = &[
-    int!("ip.version", "IP version, 4 or 6", |p| p
+    int!("inet.version", "IP version, 4 or 6", |p| p
         .ip
         .map(|i| i.version()))
-    .same_in_wireshark(),
-    ip!("ip.src", "IP source address (IPv4 or IPv6)", |p| p
+    .keyed("ip.version"),
+    ip!("addr.src", "IP source address (IPv4 or IPv6)", |p| p
         .ip
         .map(|i| i.src()))
-    .same_in_wireshark(),
-    ip!("ip.dst", "IP destination address (IPv4 or IPv6)", |p| p
+    .keyed("ip.src"),
+    ip!("addr.dst", "IP destination address (IPv4 or IPv6)", |p| p
         .ip
         .map(|i| i.dst()))
-    .same_in_wireshark(),
+    .keyed("ip.dst"),
     each!(
-        "ip.addr",
+        "addr",
         Type::Ip,
-        "either IP address, source or destination",
+        "either IP address, source or destination, IPv4 or IPv6",
         |p, i| p
             .ip
             .and_then(|h| either(i, || Some(h.src()), || Some(h.dst()))),
         Value::Ip
     )
-    .same_in_wireshark()
     .parquet(Parquet::NoColumn),
     int!(
-        "ip.dscp",
+        "inet.dscp",
         "DSCP: the top six bits of the IPv4 DS field or IPv6 traffic class",
         |p| p.ip.map(|i| i.dscp())
     )
-    .wireshark("ip.dsfield.dscp"),
-    int!("ip.ecn", "ECN: 3 is Congestion Experienced", |p| p
+    .keyed("ip.dscp"),
+    int!("inet.ecn", "ECN: 3 is Congestion Experienced", |p| p
         .ip
         .map(|i| i.ecn()))
-    .wireshark("ip.dsfield.ecn"),
-    int!("ip.ttl", "IPv4 TTL or IPv6 hop limit", |p| p
+    .keyed("ip.ecn"),
+    int!("inet.ttl", "IPv4 TTL or IPv6 hop limit", |p| p
         .ip
         .map(|i| i.ttl()))
-    .same_in_wireshark(),
-    int!("ip.proto", "IPv4 protocol or IPv6 next header", |p| p
+    .keyed("ip.ttl"),
+    int!("inet.proto", "IPv4 protocol or IPv6 next header", |p| p
         .ip
         .map(|i| match i {
             crate::dissect::IpHeader::V4(h) => h.protocol(),
             crate::dissect::IpHeader::V6(h) => h.next_header(),
         }))
-    .same_in_wireshark(),
+    .keyed("ip.proto"),
     int!("ip.total_len", "IPv4 total length", |p| match p.ip {
         Some(crate::dissect::IpHeader::V4(h)) => Some(h.total_len()),
         _ => None,
@@ -97,6 +98,56 @@ pub(super) const IP_UDP: &[Field] = &[
         .udp
         .map(|u| u.checksum()))
     .same_in_wireshark(),
+];
+
+/// IPv4 under the names Wireshark gives it and the JSON's keys: in a filter or `-e`, as in
+/// Wireshark, `ip` is IPv4 (the either-version fields are `addr.*` and `inet.*`).
+pub(super) const IPV4: &[Field] = &[
+    protocol!("ip", "IPv4 (either version: inet)", |p| v4(p).is_some()),
+    // Wireshark's IPv6 dissector adds an `ip.version` too: of IPv4's names, this one alone
+    // is either version's.
+    int!("ip.version", "IP version, 4 or 6", |p| p
+        .ip
+        .map(|i| i.version()))
+    .same_in_wireshark()
+    .parquet(Parquet::NoColumn),
+    ip!("ip.src", "IPv4 source address", |p| v4(p).map(|h| h.src()))
+        .same_in_wireshark()
+        .parquet(Parquet::NoColumn),
+    ip!("ip.dst", "IPv4 destination address", |p| v4(p)
+        .map(|h| h.dst()))
+    .same_in_wireshark()
+    .parquet(Parquet::NoColumn),
+    each!(
+        "ip.addr",
+        Type::Ip,
+        "either IPv4 address, source or destination",
+        |p, i| v4(p).and_then(|h| either(i, || Some(h.src()), || Some(h.dst()))),
+        ip,
+        2
+    )
+    .same_in_wireshark()
+    .parquet(Parquet::NoColumn),
+    int!("ip.dsfield", "IPv4 DS field: DSCP and ECN", |p| v4(p)
+        .map(|h| h.dscp() << 2 | h.ecn()))
+    .same_in_wireshark()
+    .parquet(Parquet::NoColumn),
+    int!("ip.dscp", "IPv4 DSCP: the DS field's top six bits", |p| v4(
+        p
+    )
+    .map(|h| h.dscp()))
+    .wireshark("ip.dsfield.dscp")
+    .parquet(Parquet::NoColumn),
+    int!("ip.ecn", "IPv4 ECN: 3 is Congestion Experienced", |p| v4(p)
+        .map(|h| h.ecn()))
+    .wireshark("ip.dsfield.ecn")
+    .parquet(Parquet::NoColumn),
+    int!("ip.ttl", "IPv4 TTL", |p| v4(p).map(|h| h.ttl()))
+        .same_in_wireshark()
+        .parquet(Parquet::NoColumn),
+    int!("ip.proto", "IPv4 protocol", |p| v4(p).map(|h| h.protocol()))
+        .same_in_wireshark()
+        .parquet(Parquet::NoColumn),
 ];
 
 /// What IP carries besides RoCE, and ARP: the packet's `upper` header.
@@ -196,8 +247,8 @@ pub(super) const GRH: &[Field] = &[
 ];
 
 pub(super) const IP_UDP_PRESENT: &[Field] = &[
-    header!("ip", "has an IP header", |p| p.ip.is_some()),
-    header!("udp", "has a UDP header", |p| p.udp.is_some()),
+    header!("inet", "has an IP header, IPv4 or IPv6", |p| p.ip.is_some()).keyed("ip"),
+    header!("udp", "has a UDP header", |p| p.udp.is_some()).same_in_wireshark(),
 ];
 
 pub(super) const UPPER_PRESENT: &[Field] = &[
@@ -214,10 +265,7 @@ pub(super) const GRH_PRESENT: &[Field] =
 
 /// IPv6 and ICMPv6 under Wireshark's names: rdmadump's `ip.*` and `icmp.*` cover both versions.
 pub(super) const WIRESHARK: &[Field] = &[
-    Field::new("ipv6", Type::Bool, "has an IPv6 header", |p| {
-        v6(p).map(|_| Value::Bool(true))
-    })
-    .wireshark_only(),
+    protocol!("ipv6", "IPv6", |p| v6(p).is_some()),
     ipv6!("ipv6.version", "IPv6 version", Type::Int, |h| Value::Int(
         u64::from(h.version())
     ))
@@ -282,6 +330,13 @@ pub(super) const WIRESHARK: &[Field] = &[
         .map(|i| i.code()))
     .wireshark_only(),
 ];
+
+fn v4<'a>(p: &Packet<'a>) -> Option<crate::wire::ipv4::Ipv4Header<'a>> {
+    match p.ip {
+        Some(IpHeader::V4(h)) => Some(h),
+        _ => None,
+    }
+}
 
 fn v6<'a>(p: &Packet<'a>) -> Option<Ipv6Header<'a>> {
     match p.ip {

@@ -91,9 +91,8 @@ pub(super) const LRH: &[Field] = &[
     .parquet(Parquet::NoColumn),
 ];
 
-pub(super) const ETH_PRESENT: &[Field] = &[header!("eth", "has an Ethernet header", |p| p
-    .eth
-    .is_some())];
+pub(super) const ETH_PRESENT: &[Field] =
+    &[header!("eth", "has an Ethernet header", |p| p.eth.is_some()).same_in_wireshark()];
 
 pub(super) const LRH_PRESENT: &[Field] = &[header!("lrh", "has an LRH (native InfiniBand)", |p| p
     .lrh

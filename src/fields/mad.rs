@@ -505,7 +505,8 @@ pub(super) const MAD: &[Field] = &[
     ),
 ];
 
-pub(super) const PRESENT: &[Field] = &[header!("mad", "carries a MAD", |p| p.mad.is_some())];
+pub(super) const PRESENT: &[Field] =
+    &[header!("mad", "carries a MAD", |p| p.mad.is_some()).wireshark("infiniband.mad")];
 
 /// The common header of a directed-route SMP, whose hop fields need no body.
 fn dr<'a>(p: &Packet<'a>) -> Option<MadHeader<'a>> {

@@ -30,6 +30,8 @@ pub enum Type {
     Ip,
     Mac,
     Time,
+    /// A protocol by Wireshark's name (`infiniband`, `macc`): present or not, never compared.
+    Protocol,
 }
 
 impl Type {
@@ -42,6 +44,7 @@ impl Type {
             Type::Ip => "ip",
             Type::Mac => "mac",
             Type::Time => "time",
+            Type::Protocol => "protocol",
         }
     }
 }
@@ -118,6 +121,13 @@ pub struct Field {
     pub description: &'static str,
     pub parquet: Parquet,
     pub wireshark: WiresharkName,
+    /// The JSON key and export column, when a filter names the field otherwise: the JSON's
+    /// `ip` object is the IP header of either version, Wireshark's `ip.*` are IPv4's, so
+    /// `ip.src` of the JSON is the filter's `addr.src`.
+    pub key: Option<&'static str>,
+    /// For an integer Wireshark shows as bytes (FT_BYTES, as `infiniband.immdt`): how many,
+    /// big-endian, so that `len()`, byte strings and slices see what Wireshark sees.
+    pub bytes: u8,
 }
 
 impl Field {
@@ -131,6 +141,38 @@ impl Field {
             description,
             parquet: Parquet::Column,
             wireshark: WiresharkName::None,
+            key: None,
+            bytes: 0,
+        }
+    }
+
+    /// A protocol by Wireshark's name, present when Wireshark's dissector of it would run:
+    /// what `infiniband` or `!infiniband` tests. Upper-layer protocols are declared so, one
+    /// line each, once they are decoded (see `filter`'s list of those that are not yet).
+    const fn protocol(name: &'static str, description: &'static str, present: Accessor) -> Field {
+        let mut field = Field::new(name, Type::Protocol, description, present);
+        field.parquet = Parquet::NoColumn;
+        field.wireshark = WiresharkName::Same;
+        field
+    }
+
+    /// The JSON key and export column of a field a filter names otherwise (see [`Field::key`]).
+    const fn keyed(mut self, key: &'static str) -> Field {
+        self.key = Some(key);
+        self
+    }
+
+    /// Wireshark shows this integer as `count` bytes, big-endian.
+    const fn as_bytes(mut self, count: u8) -> Field {
+        self.bytes = count;
+        self
+    }
+
+    /// The JSON key and export column this field fills.
+    pub fn key(&self) -> &'static str {
+        match self.key {
+            Some(key) => key,
+            None => self.name,
         }
     }
 
@@ -212,6 +254,13 @@ macro_rules! header {
     };
 }
 
+/// A protocol's presence (see [`Field::protocol`]).
+macro_rules! protocol {
+    ($name:literal, $about:literal, |$p:ident| $e:expr) => {
+        Field::protocol($name, $about, |$p| $e.then_some(Value::Bool(true)))
+    };
+}
+
 /// A field that occurs several times: `$e` gives occurrence `$i` of packet `$p`, of at most
 /// `$max` ([`MAX_ELEMENTS`] unless given).
 macro_rules! each {
@@ -237,6 +286,7 @@ mod ipoib;
 mod link;
 mod mad;
 mod pfc;
+mod protocols;
 mod tunnels;
 
 fn int<T: Into<u64>>(v: T) -> Value {
@@ -268,6 +318,7 @@ const OWN_ORDER: &[&[Field]] = &[
     frame::CAPTURE_HEADERS,
     link::ETHERNET,
     ip::IP_UDP,
+    ip::IPV4,
     ipoib::IPOIB,
     ip::UPPER,
     link::LRH,
@@ -296,6 +347,7 @@ const OWN_ORDER: &[&[Field]] = &[
 /// The fields only Wireshark's names reach, in the order `rdmadump fields` lists them after
 /// rdmadump's own.
 const WIRESHARK_ORDER: &[&[Field]] = &[
+    protocols::PROTOCOLS,
     bth::WIRESHARK,
     frame::WIRESHARK,
     cm::WIRESHARK,

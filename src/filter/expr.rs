@@ -3,6 +3,7 @@
 
 use std::net::IpAddr;
 
+use super::set::Set;
 use crate::dissect::Packet;
 use crate::fields::{Field, Value};
 
@@ -75,6 +76,14 @@ pub struct Range {
     pub len: Option<usize>,
 }
 
+impl Range {
+    /// All of it: a field compared as bytes, `frame contains`.
+    pub const WHOLE: Range = Range {
+        start: 0,
+        len: None,
+    };
+}
+
 #[derive(Debug)]
 pub enum Member {
     One(Value),
@@ -90,7 +99,7 @@ pub enum Test {
     Compare(Op, Value),
     Cidr(IpAddr, u8),
     Text(String),
-    In(Vec<Member>),
+    In(Set),
     Contains(Vec<u8>),
     Matches(regex::Regex),
     BitAnd(u64),
@@ -185,7 +194,7 @@ fn visit(entity: &Entity, pkt: &Packet<'_>, each: &mut dyn FnMut(Item<'_>)) {
     let field = match entity {
         Entity::Field(f) | Entity::Len(f) | Entity::Case(f, _) => *f,
         Entity::Slice(Source::Frame, range) => {
-            if let Some(bytes) = range.of(pkt.data) {
+            if let Some(bytes) = range.of(frame_bytes(pkt)) {
                 each(Item::Bytes(bytes));
             }
             return;
@@ -194,10 +203,10 @@ fn visit(entity: &Entity, pkt: &Packet<'_>, each: &mut dyn FnMut(Item<'_>)) {
     };
     let mut one = |value: Value| match entity {
         Entity::Field(_) | Entity::Case(..) => each(Item::Value(value)),
-        Entity::Len(_) => each(Item::Value(Value::Int(length(value)))),
+        Entity::Len(_) => each(Item::Value(Value::Int(length(field, value)))),
         Entity::Slice(_, range) => {
             let mut buffer = [0u8; 16];
-            let bytes = value_bytes(value, &mut buffer);
+            let bytes = value_bytes(field, value, &mut buffer);
             if let Some(bytes) = range.of(bytes) {
                 each(Item::Bytes(bytes));
             }
@@ -213,7 +222,34 @@ fn visit(entity: &Entity, pkt: &Packet<'_>, each: &mut dyn FnMut(Item<'_>)) {
     }
 }
 
-fn length(value: Value) -> u64 {
+/// The frame's bytes as Wireshark has them: an ERF record's begin after its header, its
+/// extension headers and, for Ethernet, the two bytes of offset and padding.
+fn frame_bytes<'a>(pkt: &Packet<'a>) -> &'a [u8] {
+    const HEADER: usize = 16;
+    const EXTENSION: usize = 8;
+    const ETHERNET: u8 = 2;
+    let Some(erf) = pkt.erf else {
+        return pkt.data;
+    };
+    let mut start = HEADER;
+    let mut more = pkt.data.get(8).is_some_and(|t| t & 0x80 != 0);
+    while more {
+        more = pkt.data.get(start).is_some_and(|t| t & 0x80 != 0);
+        start += EXTENSION;
+    }
+    if erf.record_type == ETHERNET {
+        start += 2;
+    }
+    let end = start
+        .saturating_add(pkt.caplen as usize)
+        .min(pkt.data.len());
+    pkt.data.get(start..end).unwrap_or(&[])
+}
+
+fn length(field: &Field, value: Value) -> u64 {
+    if field.bytes > 0 {
+        return u64::from(field.bytes);
+    }
     match value {
         Value::Str(s) => s.chars().count() as u64,
         Value::Ip(IpAddr::V4(_)) => 4,
@@ -223,8 +259,13 @@ fn length(value: Value) -> u64 {
     }
 }
 
-fn value_bytes(value: Value, buffer: &mut [u8; 16]) -> &[u8] {
+fn value_bytes<'b>(field: &Field, value: Value, buffer: &'b mut [u8; 16]) -> &'b [u8] {
     match value {
+        Value::Int(n) if field.bytes > 0 => {
+            let width = usize::from(field.bytes).min(8);
+            buffer[..8].copy_from_slice(&n.to_be_bytes());
+            &buffer[8 - width..8]
+        }
         Value::Mac(mac) => {
             buffer[..6].copy_from_slice(&mac);
             &buffer[..6]
@@ -267,10 +308,8 @@ fn test(test: &Test, item: Item<'_>, fold: Option<bool>, pkt: &Packet<'_>) -> bo
         (Test::Compare(op, want), Item::Value(got)) => compare(got, *op, *want),
         (Test::Cidr(net, bits), Item::Value(Value::Ip(addr))) => in_block(addr, *net, *bits),
         (Test::Text(want), Item::Value(Value::Str(got))) => text_equals(got, want, fold),
-        (Test::In(members), Item::Value(got)) => members.iter().any(|m| member(m, got, fold)),
-        (Test::In(members), Item::Bytes(got)) => members
-            .iter()
-            .any(|m| matches!(m, Member::Bytes(b) if b == got)),
+        (Test::In(set), Item::Value(got)) => set.holds(got, fold),
+        (Test::In(set), Item::Bytes(got)) => set.holds_bytes(got),
         (Test::Contains(needle), Item::Value(Value::Str(s))) => {
             s.as_bytes()
                 .windows(needle.len().max(1))
@@ -278,6 +317,7 @@ fn test(test: &Test, item: Item<'_>, fold: Option<bool>, pkt: &Packet<'_>) -> bo
                 || needle.is_empty()
         }
         (Test::Contains(needle), Item::Value(Value::Mac(mac))) => contains(&mac, needle),
+        (Test::Contains(needle), Item::Bytes(bytes)) => contains(bytes, needle),
         (Test::Matches(regex), Item::Value(Value::Str(s))) => regex.is_match(s),
         (Test::BitAnd(mask), Item::Value(Value::Int(n))) => n & mask != 0,
         // A slice is a big-endian number here, as Wireshark reads `eth.dst[0] & 1`.
@@ -307,7 +347,7 @@ fn folded(byte: u8, fold: Option<bool>) -> u8 {
     }
 }
 
-fn text_equals(got: &str, want: &str, fold: Option<bool>) -> bool {
+pub(super) fn text_equals(got: &str, want: &str, fold: Option<bool>) -> bool {
     got.len() == want.len()
         && got
             .bytes()
@@ -315,21 +355,11 @@ fn text_equals(got: &str, want: &str, fold: Option<bool>) -> bool {
             .all(|(a, b)| folded(a, fold) == b)
 }
 
-fn member(member: &Member, got: Value, fold: Option<bool>) -> bool {
-    match member {
-        Member::One(want) => got == *want,
-        Member::Range(low, high) => *low <= got && got <= *high,
-        Member::Cidr(net, bits) => matches!(got, Value::Ip(addr) if in_block(addr, *net, *bits)),
-        Member::Text(text) => matches!(got, Value::Str(s) if text_equals(s, text, fold)),
-        Member::Bytes(_) => false,
-    }
-}
-
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-fn in_block(addr: IpAddr, net: IpAddr, bits: u8) -> bool {
+pub(super) fn in_block(addr: IpAddr, net: IpAddr, bits: u8) -> bool {
     match (addr, net) {
         (IpAddr::V4(a), IpAddr::V4(n)) => {
             let mask = u32::MAX.checked_shl(32 - u32::from(bits)).unwrap_or(0);

@@ -5,6 +5,7 @@ mod lex;
 mod literal;
 mod names;
 mod parse;
+mod set;
 #[cfg(test)]
 mod tests;
 pub mod time;
@@ -52,6 +53,60 @@ impl KindSelection {
             KindSelection::Kind(kind) => pkt.kind == kind,
             KindSelection::Cnp => pkt.bth.is_some_and(|b| b.opcode() == CNP),
         }
+    }
+}
+
+/// A filter's text as the command line gives it: the expression, or with `-Y @FILE` and
+/// `--filter-file FILE` the file's content, since an argument is capped at 128 KiB and a
+/// generated filter can be longer. Its errors then name the file.
+#[derive(Debug, Clone)]
+pub struct FilterText {
+    pub text: String,
+    pub file: Option<String>,
+}
+
+impl FilterText {
+    /// `-Y`: an expression, or `@FILE`.
+    pub fn argument(arg: &str) -> Result<FilterText, String> {
+        match arg.strip_prefix('@') {
+            Some(file) => FilterText::file(file),
+            None => Ok(FilterText {
+                text: arg.to_string(),
+                file: None,
+            }),
+        }
+    }
+
+    /// `--filter-file`: the filter in a file.
+    pub fn file(path: &str) -> Result<FilterText, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the filter file {path}: {e}"))?;
+        Ok(FilterText {
+            text,
+            file: Some(path.to_string()),
+        })
+    }
+
+    /// Compiles the text, as [`PacketFilter::new`] does; an error names the file.
+    pub fn compile(
+        text: Option<&FilterText>,
+        qp: Option<u32>,
+        kind: Option<KindSelection>,
+    ) -> Result<PacketFilter, FilterError> {
+        PacketFilter::new(text.map(|t| t.text.as_str()), qp, kind).map_err(|e| {
+            match text.and_then(|t| t.file.as_deref()) {
+                Some(file) => e.in_file(file),
+                None => e,
+            }
+        })
+    }
+}
+
+impl std::ops::Deref for FilterText {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.text
     }
 }
 

@@ -35,8 +35,11 @@ pub fn unknown(name: &str) -> String {
             "rdmadump does not decode Wireshark's `{name}`; the nearest field is `{nearest}`"
         );
     }
-    let nearest = nearest(name);
     let protocol = name.split('.').next().unwrap_or(name);
+    if wireshark::NOT_DECODED_YET.contains(&protocol) {
+        return format!("rdmadump does not decode Wireshark's protocol `{protocol}` yet");
+    }
+    let nearest = nearest(name);
     match nearest {
         Some(near) if name.contains('.') && wireshark::PROTOCOLS.contains(&protocol) => {
             format!(
@@ -48,38 +51,67 @@ pub fn unknown(name: &str) -> String {
     }
 }
 
-/// The known name closest in spelling, if any is close enough to be the one meant.
+/// The known name closest to `name`, if any is close enough to be the one meant. Close is
+/// in spelling (a transposed pair of letters counts one edit), or, within one protocol, in
+/// the last part of the field's other name: `infiniband.bth.ackreq` is `bth.ack_req`'s
+/// leaf, so Wireshark's `infiniband.bth.a` is meant.
 fn nearest(name: &str) -> Option<&'static str> {
-    let names = FIELDS
-        .iter()
-        .map(|f| f.name)
-        .chain(FIELDS.iter().filter_map(|f| match f.wireshark {
-            WiresharkName::Other(theirs) => Some(theirs),
-            _ => None,
-        }))
-        .chain(WIRESHARK_ONLY.iter().map(|f| f.name));
-    let (distance, best) = names
-        .map(|candidate| (edit_distance(name, candidate), candidate))
+    let (prefix, leaf) = split_leaf(name);
+    let leaf = squeezed(leaf);
+    let leaf = leaf.as_str();
+    let (distance, best) = fields::all()
+        .flat_map(|field| {
+            let names = [Some(field.name), field.wireshark_name()];
+            names.into_iter().flatten().map(move |candidate| {
+                let spelled = damerau(name, candidate);
+                let (their_prefix, _) = split_leaf(candidate);
+                let by_leaf = names
+                    .into_iter()
+                    .flatten()
+                    .filter(|_| their_prefix == prefix && !prefix.is_empty())
+                    .map(|other| damerau(leaf, &squeezed(split_leaf(other).1)))
+                    .min()
+                    .unwrap_or(usize::MAX);
+                (spelled.min(by_leaf), candidate)
+            })
+        })
         .min_by_key(|(d, _)| *d)?;
     let same_protocol = |a: &str, b: &str| a.split('.').next() == b.split('.').next();
     (distance <= (name.len() / 3).max(2) || same_protocol(name, best) && name.contains('.'))
         .then_some(best)
 }
 
-/// Levenshtein distance over bytes; names are ASCII.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b = b.as_bytes();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, &ca) in a.as_bytes().iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substituted = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
+/// The part before the last `.`, and the last part.
+fn split_leaf(name: &str) -> (&str, &str) {
+    name.rsplit_once('.').unwrap_or(("", name))
+}
+
+/// A leaf without its underscores: `ack_req` and `ackreq` are one spelling.
+fn squeezed(leaf: &str) -> String {
+    leaf.chars().filter(|&c| c != '_').collect()
+}
+
+/// Damerau-Levenshtein distance over bytes (the optimal string alignment form: a
+/// transposition of two adjacent letters counts one edit); names are ASCII.
+fn damerau(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut above: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (above[j] + 1).min(row[j - 1] + 1).min(above[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(before[j - 2] + 1);
+            }
+            row[j] = best;
         }
+        std::mem::swap(&mut before, &mut above);
+        std::mem::swap(&mut above, &mut row);
     }
-    row[b.len()]
+    above[b.len()]
 }
 
 #[cfg(test)]
@@ -118,6 +150,32 @@ mod tests {
             unknown("zzzzzzzzzz"),
             "unknown field `zzzzzzzzzz` (rdmadump fields lists them all)"
         );
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(damerau("kitten", "sitting"), 3);
+        assert_eq!(damerau("psn", "pns"), 1);
+        assert_eq!(damerau("ca", "abc"), 3);
+    }
+
+    #[test]
+    fn a_transposition_and_the_other_names_leaf_find_the_field_meant() {
+        assert!(
+            unknown("bth.pns").contains("did you mean `bth.psn`?"),
+            "{}",
+            unknown("bth.pns")
+        );
+        assert!(
+            unknown("infiniband.bth.ackreq").contains("`infiniband.bth.a`"),
+            "{}",
+            unknown("infiniband.bth.ackreq")
+        );
+        for name in [
+            "nvme",
+            "nvme-rdma",
+            "rpcordma",
+            "smb_direct",
+            "iser",
+            "nvme.cmd_latency",
+        ] {
+            assert!(unknown(name).ends_with("yet"), "{name}: {}", unknown(name));
+        }
     }
 }

@@ -34,6 +34,7 @@ use super::expr::{Check, Entity, Expr, Member, Op, Range, Source, Test};
 use super::lex::{Tok, tokens};
 use super::literal;
 use super::names::{self, Naming};
+use super::set::Set;
 use super::tokens::{Tokens, spelled, token};
 use crate::fields::{Field, Type, Value};
 
@@ -42,12 +43,14 @@ use crate::fields::{Field, Type, Value};
 /// filter a person writes comes near it.
 pub const MAX_DEPTH: usize = 256;
 
-/// A problem with the filter text; `column` is 1-based.
+/// A problem with the filter text; `column` is 1-based, counted in the whole text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FilterError {
     pub column: usize,
     pub message: String,
     pub text: String,
+    /// The file the text was read from (`-Y @FILE`, `--filter-file`), if it was.
+    pub file: Option<String>,
 }
 
 impl FilterError {
@@ -56,7 +59,14 @@ impl FilterError {
             column: offset + 1,
             message,
             text: text.to_string(),
+            file: None,
         }
+    }
+
+    /// The same error, in the text of `file`.
+    pub fn in_file(mut self, file: &str) -> Self {
+        self.file = Some(file.to_string());
+        self
     }
 }
 
@@ -66,30 +76,54 @@ const CONTEXT: usize = 60;
 impl std::fmt::Display for FilterError {
     /// Quotes the text under the message with a caret at the column, but only the part
     /// around the column: a generated filter can be 100 KB long, which would bury the
-    /// caret and flood the terminal.
+    /// caret and flood the terminal. A filter from a file is placed by line and column, and
+    /// only its line is quoted.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let text = &self.text;
-        let at = (self.column - 1).min(text.len());
-        let mut start = at.saturating_sub(CONTEXT);
-        while !text.is_char_boundary(start) {
-            start -= 1;
+        let mut at = (self.column - 1).min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
         }
-        let mut end = (at + CONTEXT).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        let before = if start > 0 { "…" } else { "" };
-        let after = if end < text.len() { "…" } else { "" };
-        let caret = before.chars().count() + text[start..at].chars().count() + 1;
+        let Some(file) = &self.file else {
+            write!(
+                f,
+                "filter error at column {}: {}",
+                self.column, self.message
+            )?;
+            return quote(f, text, at);
+        };
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        let line = text[..at].matches('\n').count() + 1;
+        let column = text[line_start..at].chars().count() + 1;
         write!(
             f,
-            "filter error at column {}: {}\n  {before}{}{after}\n  {:>caret$}",
-            self.column,
-            self.message,
-            &text[start..end],
-            "^"
-        )
+            "filter error in {file}, line {line} column {column}: {}",
+            self.message
+        )?;
+        quote(f, &text[line_start..line_end], at - line_start)
     }
+}
+
+/// The text around byte `at`, and a caret under it.
+fn quote(f: &mut std::fmt::Formatter<'_>, text: &str, at: usize) -> std::fmt::Result {
+    let mut start = at.saturating_sub(CONTEXT);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (at + CONTEXT).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    let before = if start > 0 { "…" } else { "" };
+    let after = if end < text.len() { "…" } else { "" };
+    let caret = before.chars().count() + text[start..at].chars().count() + 1;
+    write!(
+        f,
+        "\n  {before}{}{after}\n  {:>caret$}",
+        &text[start..end],
+        "^"
+    )
 }
 
 impl std::error::Error for FilterError {}
@@ -362,6 +396,13 @@ fn relation<'a>(depth: usize, input: Tokens<'a>) -> Parsed<'a, Expr> {
     let Some(verb) = verb else {
         return Ok((rest, exists(subject, naming)));
     };
+    if subject.ty == Type::Protocol {
+        let message = format!(
+            "`{}` is a protocol: test it alone (`{0}`, `!{0}`), or compare one of its fields",
+            subject.name
+        );
+        return Err(Halt::failure(at, message));
+    }
     match verb {
         Verb::Compare(op, all) => compare(subject, op, all, at, rest),
         Verb::In => set(subject, rest),
@@ -456,10 +497,10 @@ fn field_or_slice<'a>(input: Tokens<'a>) -> Parsed<'a, (Subject, Naming)> {
     }
     let source = if field.name == "frame" {
         Source::Frame
-    } else if matches!(field.ty, Type::Mac | Type::Ip) {
+    } else if matches!(field.ty, Type::Mac | Type::Ip) || field.bytes > 0 {
         Source::Field(field)
     } else {
-        let message = "only addresses and `frame` (its bytes) can be sliced";
+        let message = "only addresses, byte fields and `frame` (its bytes) can be sliced";
         return Err(Halt::failure(rest, message));
     };
     let slice = token(|tok| match *tok {
@@ -517,7 +558,11 @@ fn compare<'a>(
         return only_equality();
     }
     let fail = |message: String| Err(Halt::failure(input, message));
-    let value = match typed(&subject, &literal) {
+    let typed = typed(&subject, &literal);
+    if let Ok(Typed::Value(Value::Ip(IpAddr::V6(_))) | Typed::Cidr(IpAddr::V6(_), _)) = typed {
+        ipv4_only(&subject).map_err(fail_at(input))?;
+    }
+    let value = match typed {
         Ok(Typed::Value(value)) => value,
         Ok(Typed::Cidr(addr, bits)) if !ordered => {
             let test = Test::Cidr(addr, bits);
@@ -547,7 +592,7 @@ fn compare<'a>(
         }
         Ok(Typed::Bytes(bytes)) => {
             let test = Test::Bytes(op, bytes);
-            return Ok((rest, check(subject.entity, false, all, test)));
+            return Ok((rest, check(as_bytes(subject.entity), false, all, test)));
         }
         Err(message) => {
             // Not a literal of the field's type: perhaps another field of that type,
@@ -584,8 +629,26 @@ fn set<'a>(subject: Subject, input: Tokens<'a>) -> Parsed<'a, Expr> {
     // Wireshark 4 separates members with commas, Wireshark 3 with blanks.
     let more = many_till(preceded(opt(spelled(&[","])), one), spelled(&["}"]));
     let (rest, (first, (more, _))) = alt((empty, pair(one, more))).parse(input)?;
-    let members = std::iter::once(first).chain(more).collect();
-    Ok((rest, check(subject.entity, false, false, Test::In(members))))
+    let members: Vec<Member> = std::iter::once(first).chain(more).collect();
+    // A field Wireshark shows as bytes is looked up as bytes, its numbers too.
+    if let Entity::Field(field) = subject.entity
+        && field.bytes > 0
+    {
+        let width = usize::from(field.bytes).min(8);
+        let members = members
+            .into_iter()
+            .map(|m| match m {
+                Member::One(Value::Int(n)) => Member::Bytes(n.to_be_bytes()[8 - width..].to_vec()),
+                m => m,
+            })
+            .collect();
+        let test = Test::In(Set::new(members));
+        return Ok((rest, check(as_bytes(subject.entity), false, false, test)));
+    }
+    Ok((
+        rest,
+        check(subject.entity, false, false, Test::In(Set::new(members))),
+    ))
 }
 
 /// A value, a CIDR block, or a range (`1..5` or `1 .. 5`). At the end of the text what
@@ -612,7 +675,11 @@ fn member<'a>(subject: &Subject, input: Tokens<'a>) -> Parsed<'a, Member> {
         let high = single(subject, &high).map_err(|m| Halt::failure(after, m))?;
         return Ok((after_high, Member::Range(low, high)));
     }
-    let member = match typed(subject, &value).map_err(fail)? {
+    let typed = typed(subject, &value).map_err(fail)?;
+    if let Typed::Value(Value::Ip(IpAddr::V6(_))) | Typed::Cidr(IpAddr::V6(_), _) = typed {
+        ipv4_only(subject).map_err(fail)?;
+    }
+    let member = match typed {
         Typed::Value(v) => Member::One(v),
         Typed::Cidr(addr, bits) => Member::Cidr(addr, bits),
         Typed::Text(text) => Member::Text(text),
@@ -627,7 +694,11 @@ fn member<'a>(subject: &Subject, input: Tokens<'a>) -> Parsed<'a, Member> {
 fn contains<'a>(subject: Subject, input: Tokens<'a>) -> Parsed<'a, Expr> {
     let (rest, literal) = literal(&subject, input)?;
     let fail = |message| Halt::failure(input, message);
+    let frame = matches!(subject.entity, Entity::Field(f) if f.name == "frame");
+    let bytes = frame || matches!(subject.entity, Entity::Slice(..));
     let needle = match (subject.ty, literal) {
+        (_, Literal::Quoted(s)) if bytes => latin1(&s).map_err(fail)?,
+        (_, Literal::Word(w)) if bytes => literal::bytes(w).map_err(fail)?,
         (Type::Str, Literal::Quoted(s)) => s.into_bytes(),
         (Type::Str, Literal::Word(w)) => w.as_bytes().to_vec(),
         (Type::Mac, Literal::Word(w)) => literal::bytes(w).map_err(fail)?,
@@ -639,7 +710,12 @@ fn contains<'a>(subject: Subject, input: Tokens<'a>) -> Parsed<'a, Expr> {
         }
     };
     let test = Test::Contains(needle);
-    Ok((rest, check(subject.entity, false, false, test)))
+    let entity = match subject.entity {
+        // Wireshark's `frame contains`: the frame's bytes, as `frame[...]` has them.
+        Entity::Field(_) if frame => Entity::Slice(Source::Frame, Range::WHOLE),
+        entity => entity,
+    };
+    Ok((rest, check(entity, false, false, test)))
 }
 
 fn matches<'a>(subject: Subject, input: Tokens<'a>) -> Parsed<'a, Expr> {
@@ -721,8 +797,19 @@ fn typed(subject: &Subject, literal: &Literal<'_>) -> Result<Typed, String> {
     if let Entity::Slice(..) = subject.entity {
         return match literal {
             Literal::Word(w) => literal::bytes(w).map(Typed::Bytes),
-            Literal::Quoted(s) => Ok(Typed::Bytes(s.as_bytes().to_vec())),
+            Literal::Quoted(s) => latin1(s).map(Typed::Bytes),
         };
+    }
+    // An integer Wireshark shows as bytes compares with a byte string as Wireshark's does:
+    // `infiniband.immdt == 11:22:33:44` or `== "\x11\x22\x33\x44"`.
+    if let Entity::Field(field) = subject.entity
+        && field.bytes > 0
+    {
+        match literal {
+            Literal::Word(w) if w.contains(':') => return literal::bytes(w).map(Typed::Bytes),
+            Literal::Quoted(s) => return latin1(s).map(Typed::Bytes),
+            Literal::Word(_) => {}
+        }
     }
     let value = match (subject.ty, literal) {
         (Type::Int, Literal::Word(w)) => Value::Int(literal::int(w)?),
@@ -740,6 +827,15 @@ fn typed(subject: &Subject, literal: &Literal<'_>) -> Result<Typed, String> {
         (Type::Mac, Literal::Word(w)) => Value::Mac(literal::mac(w)?),
         (Type::Mac, Literal::Quoted(s)) => Value::Mac(literal::mac(s)?),
         (Type::Time, Literal::Word(w)) => Value::Time(literal::time(w)?),
+        // Wireshark's absolute-time literal, in quotes: `"2024-05-01 10:00:00"`.
+        (Type::Time, Literal::Quoted(s)) => {
+            Value::Time(super::time::absolute(s).ok_or_else(|| {
+                format!(
+                    "`{s}` is not a time: write \"2024-05-01 10:00:00.5\", \"May  1, 2024 \
+                     10:00:00\" (both UTC), 2024-05-01T10:00:00Z or epoch seconds"
+                )
+            })?)
+        }
         (Type::Str, literal) => {
             let text = match literal {
                 Literal::Word(w) => w,
@@ -768,6 +864,46 @@ fn typed(subject: &Subject, literal: &Literal<'_>) -> Result<Typed, String> {
     Ok(Typed::Value(value))
 }
 
+/// A quoted byte string: each character one byte, as `\xhh` escapes write them.
+fn latin1(text: &str) -> Result<Vec<u8>, String> {
+    text.chars()
+        .map(|c| u8::try_from(u32::from(c)).ok())
+        .collect::<Option<Vec<u8>>>()
+        .ok_or_else(|| format!("`{text}` is not a byte string: write its bytes as \\xhh"))
+}
+
+/// A field compared as bytes: the whole of it, as a slice.
+fn as_bytes(entity: Entity) -> Entity {
+    match entity {
+        Entity::Field(field) => Entity::Slice(Source::Field(field), Range::WHOLE),
+        entity => entity,
+    }
+}
+
+/// `ip.*` are IPv4's, as in Wireshark: an IPv6 literal there is a mistake to name, not a
+/// comparison that silently matches nothing.
+fn ipv4_only(subject: &Subject) -> Result<(), String> {
+    let Entity::Field(field) = subject.entity else {
+        return Ok(());
+    };
+    let Some(leaf) = field.name.strip_prefix("ip.") else {
+        return Ok(());
+    };
+    let either = if leaf == "addr" {
+        "addr".to_string()
+    } else {
+        format!("addr.{leaf}")
+    };
+    Err(format!(
+        "`{}` is IPv4's, as in Wireshark: for IPv6 write `ipv6.{leaf}`, for either version `{either}`",
+        subject.name
+    ))
+}
+
+fn fail_at<'a>(at: Tokens<'a>) -> impl Fn(String) -> nom::Err<Halted<'a>> {
+    move |message| Halt::failure(at, message)
+}
+
 fn describe(ty: Type) -> &'static str {
     match ty {
         Type::Int => "a number",
@@ -775,7 +911,8 @@ fn describe(ty: Type) -> &'static str {
         Type::Str => "a string",
         Type::Ip => "an IP address or CIDR block",
         Type::Mac => "a MAC address",
-        Type::Time => "seconds since the epoch",
+        Type::Time => "seconds since the epoch or a quoted date",
+        Type::Protocol => "nothing: a protocol is tested alone",
     }
 }
 

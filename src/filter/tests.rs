@@ -120,7 +120,7 @@ fn error_messages_name_the_column() {
         (
             "bth.psn[0:1] == 00",
             8,
-            "only addresses and `frame` (its bytes) can be sliced",
+            "only addresses, byte fields and `frame` (its bytes) can be sliced",
         ),
         (
             "eth.src[x] == 00",
@@ -164,7 +164,7 @@ fn old_filters_keep_working() {
         "!(bth.psn > 1) || (ip.ecn != 3 && !(udp))",
         "bth.becn == 1 || bth.becn == false",
         "error.layer != \"x\" && kind == \"pfc\"",
-        "ip.src == \"::1\" && eth.dst == \"02-00-00-00-00-01\"",
+        "addr.src == \"::1\" && eth.dst == \"02-00-00-00-00-01\"",
         "grh.dgid == \"ff12:401b:ffff::ffff:ffff\"",
         "icrc.status == \"bad\"",
         "aeth.kind == \"nak\"",
@@ -319,9 +319,161 @@ fn addresses_either_direction_and_slices() {
         ("eth.vlan or vlan or vlan.id == 0", false),
         ("ipv6 or ipv6.src == ::1", false),
         ("ip and eth and udp and not bth", true),
+        // Wireshark's protocols, and the either-version names.
+        ("eth and ip and udp and !macc and !icmpv6", true),
+        (
+            "ip.dsfield == 0x02 and ip.version == 4 and inet.version == 4",
+            true,
+        ),
+        ("addr.src == 10.0.0.1 and addr == 10.0.1.2 and inet", true),
+        // `frame contains`, as Wireshark's: the frame's bytes.
+        (
+            "frame contains 0a:00:00:01 and frame contains \"\\x12\\xb7\"",
+            true,
+        ),
+        ("frame contains 0a:00:00:03", false),
     ] {
         assert_eq!(verdict(text, &pkt), want, "{text}");
     }
+}
+
+/// Wireshark's `ip` is IPv4: an IPv6 frame has no `ip.src`, and an IPv6 literal there is an
+/// error that names the fields meant; `addr.*` are either version's.
+#[test]
+fn ip_is_ipv4_and_addr_either_version() {
+    let mut bytes = vec![0x02, 0, 0, 0, 0, 0x0b, 0x02, 0, 0, 0, 0, 0x0a, 0x86, 0xdd];
+    let mut ipv6 = vec![0x60, 0, 0, 0, 0, 8, 17, 64];
+    ipv6.extend([0xfe, 0x80].iter().chain(&[0; 13]).chain(&[1]));
+    ipv6.extend([0xfe, 0x80].iter().chain(&[0; 13]).chain(&[2]));
+    bytes.extend(ipv6);
+    bytes.extend([0xc0, 0x00, 0x12, 0xb7, 0, 8, 0, 0]);
+    let record = crate::capture::Record {
+        ts_ns: Some(0),
+        orig_len: bytes.len() as u32,
+        data: &bytes,
+        linktype: crate::capture::linktype::ETHERNET,
+        iface: 0,
+        offset: 0,
+    };
+    let pkt = crate::dissect::dissect(&record, 1, &Default::default());
+    assert!(pkt.udp.is_some());
+    for (text, want) in [
+        ("ip", false),
+        ("ip.src or ip.addr or ip.ttl or ip.dsfield", false),
+        (
+            "ipv6 and inet and inet.version == 6 and ip.version == 6",
+            true,
+        ),
+        (
+            "addr.src == fe80::1 and addr.dst == fe80::2 and addr == fe80::/64",
+            true,
+        ),
+        ("ipv6.src == fe80::1 and inet.ttl == 64", true),
+    ] {
+        assert_eq!(verdict(text, &pkt), want, "{text}");
+    }
+    for (text, message) in [
+        (
+            "ip.src == fe80::1",
+            "`ip.src` is IPv4's, as in Wireshark: for IPv6 write `ipv6.src`, for either version `addr.src`",
+        ),
+        (
+            "ip.addr in {10.0.0.1, fe80::/64}",
+            "`ip.addr` is IPv4's, as in Wireshark: for IPv6 write `ipv6.addr`, for either version `addr`",
+        ),
+    ] {
+        assert_eq!(fails(text).1, message, "{text}");
+    }
+}
+
+/// `infiniband.immdt` is bytes to Wireshark: it has a length, and compares with a byte
+/// string, written either way.
+#[test]
+fn immediate_data_is_four_bytes() {
+    let mut bytes = vec![0x02, 0, 0, 0, 0, 0x0b, 0x02, 0, 0, 0, 0, 0x0a, 0x08, 0x00];
+    bytes.extend([
+        0x45, 0x02, 0, 48, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 1, 2,
+    ]);
+    bytes.extend([0xc0, 0x00, 0x12, 0xb7, 0, 28, 0, 0]);
+    // BTH: RC SEND ONLY with immediate (0x05), then ImmDt 11:22:33:44 and an ICRC.
+    bytes.extend([0x05, 0x40, 0xff, 0xff, 0, 0, 0, 0x11, 0x80, 0, 0, 1]);
+    bytes.extend([0x11, 0x22, 0x33, 0x44, 0, 0, 0, 0]);
+    let record = crate::capture::Record {
+        ts_ns: Some(0),
+        orig_len: bytes.len() as u32,
+        data: &bytes,
+        linktype: crate::capture::linktype::ETHERNET,
+        iface: 0,
+        offset: 0,
+    };
+    let pkt = crate::dissect::dissect(&record, 1, &Default::default());
+    assert!(pkt.immdt.is_some(), "{:?}", pkt.error);
+    for (text, want) in [
+        ("len(infiniband.immdt) == 4", true),
+        ("infiniband.immdt == 11:22:33:44", true),
+        ("infiniband.immdt == \"\\x11\\x22\\x33\\x44\"", true),
+        (
+            "infiniband.immdt == 0x11223344 and immdt == 287454020",
+            true,
+        ),
+        ("infiniband.immdt == 22:33:44", false),
+        (
+            "infiniband.immdt[1:2] == 22:33 and infiniband.immdt > 11:22:33:00",
+            true,
+        ),
+        ("infiniband.immdt in {11:22:33:44, 00:00:00:01}", true),
+        ("infiniband and rroce and infiniband.bth", true),
+    ] {
+        assert_eq!(verdict(text, &pkt), want, "{text}");
+    }
+}
+
+#[test]
+fn protocols_are_tested_alone_and_times_take_dates() {
+    assert_eq!(
+        fails("infiniband == 1"),
+        (
+            12,
+            "`infiniband` is a protocol: test it alone (`infiniband`, `!infiniband`), or compare one of its fields".to_string()
+        )
+    );
+    assert!(
+        fails("nvme")
+            .1
+            .contains("does not decode Wireshark's protocol `nvme` yet")
+    );
+    assert!(fails("nvme-rdma").1.contains("`nvme-rdma` yet"));
+    // frame(7) was captured at 1700000000.001 s, 2023-11-14 22:13:20.001 UTC.
+    let pkt = frame(7);
+    for (text, want) in [
+        ("frame.time >= \"2023-11-14 22:13:20\"", true),
+        ("frame.time > \"2023-11-14 22:13:20.001\"", false),
+        (
+            "frame.time == \"Nov 14, 2023 22:13:20.001000000 UTC\"",
+            true,
+        ),
+        ("frame.time < \"2023-11-14T22:13:21Z\"", true),
+        ("frame.time_epoch == 1700000000.001", true),
+    ] {
+        assert_eq!(verdict(text, &pkt), want, "{text}");
+    }
+    assert!(
+        fails("frame.time > \"yesterday\"")
+            .1
+            .contains("is not a time")
+    );
+}
+
+/// A filter from a file is placed by line and column in that file.
+#[test]
+fn an_error_in_a_filter_file_names_the_file_line_and_column() {
+    let text = "bth.psn > 5\n  and bth.pns == 1\n";
+    let err = parse(text).unwrap_err().in_file("qps.filter");
+    assert_eq!(
+        err.to_string(),
+        "filter error in qps.filter, line 2 column 7: unknown field `bth.pns`; did you mean \
+         `bth.psn`?\n    and bth.pns == 1\n        ^"
+    );
 }
 
 /// A directed route of 12 hops (IBA 14.2.1.2: up to 63; path entry 0 is unused, hop k at

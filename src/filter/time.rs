@@ -175,6 +175,33 @@ fn decimal(text: &str, scale: u32) -> Option<u64> {
     whole.checked_mul(10u64.pow(scale))?.checked_add(frac_units)
 }
 
+/// Wireshark's absolute-time literal, `frame.time >= "2024-05-01 10:00:00"`: the ISO form
+/// (`YYYY-MM-DD HH:MM:SS[.frac]`, `T` and a zone allowed) or Wireshark's own (`May  1, 2024
+/// 10:00:00[.frac]`), either with an optional ` UTC`. Wireshark reads one without a zone as
+/// local time; rdmadump as UTC, as `--since` does, so that a filter means the same anywhere.
+pub fn absolute(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let text = text.strip_suffix("UTC").map_or(text, str::trim_end);
+    parse_date(text).or_else(|| wireshark_date(text))
+}
+
+/// `May  1, 2024 10:00:00[.frac]`, as Wireshark prints `frame.time`.
+fn wireshark_date(text: &str) -> Option<u64> {
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let mut words = text.split_whitespace();
+    let month = words.next()?.get(..3)?.to_ascii_lowercase();
+    let month = MONTHS.iter().position(|m| *m == month)? + 1;
+    let day: u32 = words.next()?.strip_suffix(',')?.parse().ok()?;
+    let year: u32 = words.next()?.parse().ok()?;
+    let clock = words.next()?;
+    if words.next().is_some() {
+        return None;
+    }
+    parse_date(&format!("{year:04}-{month:02}-{day:02} {clock}"))
+}
+
 /// `YYYY-MM-DD[T ]HH:MM:SS[.frac][Z|±HH:MM]`; without a zone, UTC.
 fn parse_date(text: &str) -> Option<u64> {
     let b = text.as_bytes();

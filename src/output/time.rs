@@ -9,15 +9,17 @@ pub enum TimeFormat {
     Relative,
     Delta,
     UtcDate,
+    Epoch,
 }
 
 impl TimeFormat {
     /// Every format, in the order `--help` lists them; `about` says what each shows.
-    pub const ALL: [TimeFormat; 4] = [
+    pub const ALL: [TimeFormat; 5] = [
         TimeFormat::Absolute,
         TimeFormat::Relative,
         TimeFormat::Delta,
         TimeFormat::UtcDate,
+        TimeFormat::Epoch,
     ];
 
     pub fn name(self) -> &'static str {
@@ -26,6 +28,7 @@ impl TimeFormat {
             TimeFormat::Relative => "relative",
             TimeFormat::Delta => "delta",
             TimeFormat::UtcDate => "ud",
+            TimeFormat::Epoch => "epoch",
         }
     }
 
@@ -35,6 +38,19 @@ impl TimeFormat {
             TimeFormat::Relative => "Seconds since the first packet shown",
             TimeFormat::Delta => "Seconds since the previous packet shown",
             TimeFormat::UtcDate => "UTC date and time of day, to the nanosecond (as tshark -t ud)",
+            TimeFormat::Epoch => "Seconds since the epoch, to the nanosecond (as tshark -t e)",
+        }
+    }
+
+    /// What tshark's `-t` calls the format. tshark's `a` and `ad` are local time; rdmadump
+    /// shows UTC, whatever the machine's zone, so they are `u` and `ud` here as well.
+    pub fn tshark_names(self) -> &'static [&'static str] {
+        match self {
+            TimeFormat::Absolute => &["a", "u"],
+            TimeFormat::Relative => &["r"],
+            TimeFormat::Delta => &["d", "dd"],
+            TimeFormat::UtcDate => &["ad"],
+            TimeFormat::Epoch => &["e"],
         }
     }
 
@@ -71,6 +87,7 @@ impl Clock {
         let _ = match self.format {
             TimeFormat::Absolute => write!(out, "{}", TimeOfDay(ts)),
             TimeFormat::UtcDate => write!(out, "{}", UtcDateTime(ts)),
+            TimeFormat::Epoch => write!(out, "{}.{:09}", ts / 1_000_000_000, ts % 1_000_000_000),
             TimeFormat::Relative => write!(out, "{}", Signed(ts as i128 - first as i128)),
             TimeFormat::Delta => write!(out, "{}", Signed(ts as i128 - previous as i128)),
         };

@@ -58,7 +58,7 @@ fn filter_selects_by_json_names() {
             !want.is_empty(),
             "{file}: its truth has no CE frame to select"
         );
-        let out = rdmadump(&["read", "-Y", "ip.ecn == 3", &path(file)]);
+        let out = rdmadump(&["read", "-Y", "inet.ecn == 3", &path(file)]);
         let text = stdout(&out);
         let frames: Vec<u64> = text
             .lines()

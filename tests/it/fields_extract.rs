@@ -53,11 +53,11 @@ const COLUMNS: &[(&str, &[&str], Norm)] = &[
         &["ieee8021ad.priority", "vlan.priority"],
         OuterTag,
     ),
-    ("ip.src", &["ip.src", "ipv6.src"], Inner),
-    ("ip.dst", &["ip.dst", "ipv6.dst"], Inner),
-    ("ip.dscp", &["ip.dsfield.dscp", "ipv6.tclass.dscp"], Inner),
-    ("ip.ecn", &["ip.dsfield.ecn", "ipv6.tclass.ecn"], Inner),
-    ("ip.ttl", &["ip.ttl", "ipv6.hlim"], Inner),
+    ("addr.src", &["ip.src", "ipv6.src"], Inner),
+    ("addr.dst", &["ip.dst", "ipv6.dst"], Inner),
+    ("inet.dscp", &["ip.dsfield.dscp", "ipv6.tclass.dscp"], Inner),
+    ("inet.ecn", &["ip.dsfield.ecn", "ipv6.tclass.ecn"], Inner),
+    ("inet.ttl", &["ip.ttl", "ipv6.hlim"], Inner),
     ("udp.sport", &["udp.srcport"], Inner),
     ("udp.dport", &["udp.dstport"], Inner),
     ("udp.len", &["udp.length"], Inner),
@@ -146,7 +146,7 @@ const KNOWN: &[(&str, usize, &[&str], &str)] = &[
     (
         "tunnels.pcap",
         16,
-        &["ip.src", "ip.dst", "ip.ecn", "ip.ttl"],
+        &["addr.src", "addr.dst", "inet.ecn", "inet.ttl"],
         "five nested tunnels: rdmadump stops at four, its ip is the fifth's outer (row 41)",
     ),
     (
@@ -155,10 +155,10 @@ const KNOWN: &[(&str, usize, &[&str], &str)] = &[
         &[
             "eth.src",
             "eth.dst",
-            "ip.src",
-            "ip.dst",
-            "ip.ecn",
-            "ip.ttl",
+            "addr.src",
+            "addr.dst",
+            "inet.ecn",
+            "inet.ttl",
             "udp.sport",
             "udp.dport",
             "udp.len",
@@ -601,15 +601,6 @@ const WIRESHARK_NAME_DIFFERENCES: &[(&str, &str)] = &[
         "roce_v2_opcodes.pcap frame 27: infiniband.deth.srcqp",
         "as above",
     ),
-    (
-        "roce_v2_ipv6_vlan.pcap frame 1: ip.src",
-        "Wireshark's ip.* are IPv4 only; rdmadump's cover the IPv6 header too (docs/cli.md, From Wireshark)",
-    ),
-    ("roce_v2_ipv6_vlan.pcap frame 1: ip.dst", "as above"),
-    ("roce_v2_ipv6_vlan.pcap frame 1: ip.dsfield.ecn", "as above"),
-    ("roce_v2_ipv6_vlan.pcap frame 3: ip.src", "as above"),
-    ("roce_v2_ipv6_vlan.pcap frame 3: ip.dst", "as above"),
-    ("roce_v2_ipv6_vlan.pcap frame 3: ip.dsfield.ecn", "as above"),
 ];
 
 /// Wireshark's names, as a runbook's `tshark -T fields -e` line has them, give through

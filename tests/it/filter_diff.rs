@@ -213,6 +213,40 @@ const FILTERS: &[(&str, Option<&str>)] = &[
     ("icmp.type == 135 or icmp.code > 0", None),
     ("icmpv6.type == 135 and icmpv6.code == 0", None),
     ("infiniband.rdeth", None),
+    // Protocols by Wireshark's names, alone and negated. tshark 4.0 knows no `rroce` and
+    // no `mad`: they run against what they stand for.
+    ("infiniband", None),
+    ("!infiniband", None),
+    ("not infiniband and eth", None),
+    ("rroce", Some("infiniband and udp")),
+    ("macc", None),
+    ("mad", Some("infiniband.mad")),
+    ("infiniband.mad", None),
+    ("icmpv6", None),
+    ("eth", None),
+    ("ip", None),
+    ("!ip and eth", None),
+    ("udp", None),
+    ("ip and infiniband", None),
+    // Byte fields, common names, sets.
+    ("len(infiniband.immdt) == 4", None),
+    ("infiniband.immdt != 00:00:00:00", None),
+    ("infiniband.immdt[0] == 00", None),
+    ("ip.dsfield == 0x68 or ip.dsfield == 0", None),
+    ("ip.version == 4 and ip.ttl > 1", None),
+    ("frame.time >= \"2023-01-01 00:00:00\"", None),
+    ("frame.time < \"Jan  1, 2010 00:00:00\"", None),
+    ("frame contains 12:b7", None),
+    ("frame contains \"\\x12\\xb7\"", None),
+    ("frame[0:2] == 02:00 or frame[0:1] == f0", None),
+    (
+        "infiniband.bth.destqp in {0x127..0x12a, 0x11, 0x17, 0x100..0x110}",
+        None,
+    ),
+    (
+        "infiniband.bth.psn in {1, 2, 3, 5, 8, 13, 21, 34, 55, 89}",
+        None,
+    ),
     (
         "infiniband.deth.q_key == 0x11111111 or infiniband.deth.srcqp == 0x123",
         None,
@@ -235,18 +269,6 @@ const KNOWN: &[(&[&str], &str, &str)] = &[
         "_ws.expert or infiniband.grh.paylen > frame.len - 54",
         "rdmadump keeps no header of a malformed frame (a length that lies) past the one \
          that failed, and none after it; tshark shows what it could read",
-    ),
-    (
-        &["ip."],
-        "ipv6",
-        "Wireshark's ip.* fields are IPv4's; rdmadump's ip.* are the IP header's whichever \
-         its version (the JSON `ip` object), so on IPv6 frames only rdmadump finds them",
-    ),
-    (
-        &["frame["],
-        "erf",
-        "Wireshark's frame bytes of an ERF record start after the ERF header; rdmadump's \
-         frame[] are the whole record, ERF header included",
     ),
     (
         &["vlan."],
@@ -508,6 +530,11 @@ fn wireshark_filters_select_the_same_frames_as_tshark() {
     );
 }
 
+/// Wireshark names rdmadump accepts that tshark 4.0 does not know: `rroce` (the
+/// protocol tshark 4.0 shows as RRoCE has no filter name there), compared in `FILTERS`
+/// with what it stands for.
+const NOT_IN_TSHARK_4_0: &[&str] = &["rroce"];
+
 /// Every Wireshark name rdmadump accepts (as `rdmadump fields --json` lists them).
 fn wireshark_names() -> Vec<String> {
     let out = rdmadump(&["fields", "--json"]);
@@ -581,6 +608,12 @@ fn wireshark_names_have_the_values_tshark_gives() {
     let names = wireshark_names();
     assert!(names.len() > 100, "{}", names.len());
     let types = tshark_types();
+    // Newer Wireshark names that tshark 4.0 lacks, and times tshark prints as dates.
+    let names: Vec<String> = names
+        .into_iter()
+        .filter(|name| !NOT_IN_TSHARK_4_0.contains(&name.as_str()))
+        .filter(|name| types.get(name).is_none_or(|t| t != "FT_ABSOLUTE_TIME"))
+        .collect();
     for name in &names {
         assert!(types.contains_key(name), "tshark 4.0 has no field `{name}`");
     }

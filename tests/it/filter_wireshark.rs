@@ -70,7 +70,7 @@ fn fields_lists_every_name_the_filter_takes() {
         let description = entry["description"].as_str().unwrap();
         assert!(!description.is_empty(), "{entry}");
         assert!(
-            ["int", "bool", "string", "ip", "mac", "time"]
+            ["int", "bool", "string", "ip", "mac", "time", "protocol"]
                 .contains(&entry["type"].as_str().unwrap())
         );
         names.push(entry["name"].as_str().unwrap().to_string());

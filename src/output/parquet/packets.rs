@@ -88,7 +88,7 @@ static COLUMNS: LazyLock<PacketColumns> = LazyLock::new(|| {
         .collect();
     let header_of = |name: &str| {
         let first = name.split('.').next().unwrap_or(name);
-        headers.iter().position(|h| h.name == first)
+        headers.iter().position(|h| h.key() == first)
     };
     let mut columns = vec![Column {
         spec: ColumnSpec::new(
@@ -122,7 +122,7 @@ static COLUMNS: LazyLock<PacketColumns> = LazyLock::new(|| {
             columns.push(Column {
                 spec: ColumnSpec::new(column_name(message.1), ColumnType::Str, message.2),
                 source: Source::Message(message.3),
-                header: header_of(field.name),
+                header: header_of(field.key()),
             });
         }
         let values = match field.name {
@@ -131,12 +131,12 @@ static COLUMNS: LazyLock<PacketColumns> = LazyLock::new(|| {
             _ => Values::Repeating,
         };
         columns.push(Column {
-            spec: ColumnSpec::new(column_name(field.name), ty, about).with_values(values),
+            spec: ColumnSpec::new(column_name(field.key()), ty, about).with_values(values),
             source: match list {
                 Some(count) => Source::List(field, count),
                 None => Source::Scalar(field),
             },
-            header: header_of(field.name),
+            header: header_of(field.key()),
         });
     }
     let mut runs: Vec<(Option<usize>, std::ops::Range<usize>)> = Vec::new();
