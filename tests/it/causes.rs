@@ -59,19 +59,24 @@ fn every_direction_counts_its_episodes_by_cause_with_their_waits() {
 fn every_go_back_names_its_cause_and_its_wait() {
     let truth = truth();
     for name in FILES {
-        let report = analyze(name);
-        let got: Vec<&Value> = report["anomalies"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|a| a["kind"] == "go_back_n")
-            .collect();
-        let want = truth[name]["go_back_n"].as_array().unwrap();
-        assert_eq!(got.len(), want.len(), "{name}: go_back_n anomalies");
-        for (w, g) in want.iter().zip(got) {
-            assert_subset(name, w, g);
-        }
+        check_anomalies(name, &analyze(name), &truth, "go_back_n");
     }
+}
+
+/// The anomalies of `kind` are those of the truth's list of that name, in order.
+fn check_anomalies(name: &str, report: &Value, truth: &Value, kind: &str) {
+    let got: Vec<&Value> = report["anomalies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["kind"] == kind)
+        .collect();
+    let want = truth[name][kind].as_array().unwrap();
+    assert_eq!(got.len(), want.len(), "{name}: {kind} anomalies");
+    for (w, g) in want.iter().zip(got) {
+        assert_subset(name, w, g);
+    }
+    assert_eq!(report["anomaly_counts"][kind], want.len(), "{name}: count");
 }
 
 /// A single retransmission is an episode as a go-back is: an anomaly of its own, with the
@@ -80,23 +85,8 @@ fn every_go_back_names_its_cause_and_its_wait() {
 fn every_single_retransmission_names_its_cause_and_its_wait() {
     let truth = truth();
     for name in FILES {
-        let report = analyze(name);
-        let got: Vec<&Value> = report["anomalies"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|a| a["kind"] == "retransmission")
-            .collect();
+        check_anomalies(name, &analyze(name), &truth, "retransmission");
         let want = truth[name]["retransmission"].as_array().unwrap();
-        assert_eq!(got.len(), want.len(), "{name}: retransmission anomalies");
-        for (w, g) in want.iter().zip(&got) {
-            assert_subset(name, w, g);
-        }
-        assert_eq!(
-            report["anomaly_counts"]["retransmission"],
-            want.len(),
-            "{name}: count"
-        );
         // The text's anomaly list says the same.
         let out = rdmadump(&["analyze", &path(name)]);
         let text = stdout(&out);

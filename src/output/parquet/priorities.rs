@@ -23,9 +23,12 @@ impl PriorityRecord<'_> {
 
 type Column<'a> = RowColumn<PriorityRecord<'a>>;
 
+/// One count of a DSCP row.
+type DscpCount = fn(&DscpRow) -> u64;
+
 /// The `priorities` dataset's columns.
 pub fn priority_schema<'a>() -> RowSchema<PriorityRecord<'a>> {
-    let c: Vec<Column<'a>> = vec![
+    let mut c: Vec<Column<'a>> = vec![
         text(
             "capture",
             "the capture file's name, without its directory",
@@ -62,30 +65,23 @@ pub fn priority_schema<'a>() -> RowSchema<PriorityRecord<'a>> {
             "the DSCPs it carried, in order; a null item for tagged frames without an IP header or GRH",
             |r: &PriorityRecord<'_>| r.per_dscp(|d| d.dscp),
         ),
-        list(
-            "dscp_packets",
+    ];
+    // The DSCPs' counts, each a list aligned with `dscp`.
+    let counts: [(&str, &str, DscpCount); 4] = [
+        ("packets", "packets", |d| d.packets),
+        ("bytes", "bytes", |d| d.bytes),
+        ("ce", "CE marks", |d| d.ce),
+        ("cnps", "CNPs", |d| d.cnps),
+    ];
+    for (count, what, get) in counts {
+        c.push(list(
+            &format!("dscp_{count}"),
             ColumnType::IntList,
-            "packets of each DSCP in dscp",
-            |r: &PriorityRecord<'_>| r.per_dscp(|d| d.packets),
-        ),
-        list(
-            "dscp_bytes",
-            ColumnType::IntList,
-            "bytes of each DSCP in dscp",
-            |r: &PriorityRecord<'_>| r.per_dscp(|d| d.bytes),
-        ),
-        list(
-            "dscp_ce",
-            ColumnType::IntList,
-            "CE marks of each DSCP in dscp",
-            |r: &PriorityRecord<'_>| r.per_dscp(|d| d.ce),
-        ),
-        list(
-            "dscp_cnps",
-            ColumnType::IntList,
-            "CNPs of each DSCP in dscp",
-            |r: &PriorityRecord<'_>| r.per_dscp(|d| d.cnps),
-        ),
+            &format!("{what} of each DSCP in dscp"),
+            move |r: &PriorityRecord<'_>| r.per_dscp(get),
+        ));
+    }
+    c.extend([
         int(
             "paused_ns",
             "the longest any one sender paused it (802.3x PAUSE included): what a PFC watchdog on that port measures",
@@ -111,6 +107,6 @@ pub fn priority_schema<'a>() -> RowSchema<PriorityRecord<'a>> {
                     .map(|fraction| (fraction * 1e6).round() as u64)
             },
         ),
-    ];
+    ]);
     RowSchema::new(c)
 }
