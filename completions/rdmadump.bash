@@ -180,7 +180,7 @@ _rdmadump() {
                     return 0
                     ;;
                 --fail-on)
-                    COMPREPLY=($(compgen -W "psn_gap go_back_n nak rnr_nak icrc_bad vcrc_bad pfc_storm pause_cascade malformed pause_storm lost_between capture_loss=RATIO" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "psn_gap go_back_n retransmission nak rnr_nak icrc_bad vcrc_bad pfc_storm pause_cascade malformed pause_storm lost_between capture_loss=RATIO" -- "${cur}"))
                     return 0
                     ;;
                 --order)

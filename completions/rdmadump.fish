@@ -100,6 +100,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l stall -d '
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l dscp-map -d 'The switch\'s priority for untagged traffic by DSCP, e.g. 26=3,46=5; DSCPs not given have priority DSCP/8. Tagged frames have their VLAN PCP\'s' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l fail-on -d 'Exit with status 1 if anomalies of these kinds are found (comma-separated), or if the capture missed more than RATIO of the request packets (capture_loss=RATIO)' -r -f -a "psn_gap\t''
 go_back_n\t''
+retransmission\t''
 nak\t''
 rnr_nak\t''
 icrc_bad\t''

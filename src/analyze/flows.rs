@@ -486,7 +486,20 @@ fn book(
     match event.verdict {
         // A gap is loss only once the sender repairs it: [`FlowTable::gap_lost`].
         Verdict::New | Verdict::Gap => {}
-        Verdict::Retransmitted => flow.retransmitted += 1,
+        Verdict::Retransmitted => {
+            flow.retransmitted += 1;
+            // Each episode once: the PSNs that go on with it start none.
+            if let Some(episode) = detail.episode {
+                anomalies.push(Anomaly {
+                    at,
+                    detail: AnomalyDetail::Retransmission {
+                        flow: key,
+                        psn: p,
+                        episode,
+                    },
+                });
+            }
+        }
         Verdict::GoBackN | Verdict::GoBack0 => {
             flow.retransmitted += 1;
             flow.go_back_n += 1;

@@ -90,6 +90,8 @@ impl Default for AnalyzeConfig {
 pub enum AnomalyKind {
     PsnGap,
     GoBackN,
+    /// A request sent again alone, not by going back: an episode as a go-back is.
+    Retransmission,
     Nak,
     RnrNak,
     IcrcBad,
@@ -104,9 +106,10 @@ pub enum AnomalyKind {
 }
 
 impl AnomalyKind {
-    pub const ALL: [AnomalyKind; 11] = [
+    pub const ALL: [AnomalyKind; 12] = [
         AnomalyKind::PsnGap,
         AnomalyKind::GoBackN,
+        AnomalyKind::Retransmission,
         AnomalyKind::Nak,
         AnomalyKind::RnrNak,
         AnomalyKind::IcrcBad,
@@ -122,6 +125,7 @@ impl AnomalyKind {
         match self {
             AnomalyKind::PsnGap => "psn_gap",
             AnomalyKind::GoBackN => "go_back_n",
+            AnomalyKind::Retransmission => "retransmission",
             AnomalyKind::Nak => "nak",
             AnomalyKind::RnrNak => "rnr_nak",
             AnomalyKind::IcrcBad => "icrc_bad",
@@ -160,6 +164,13 @@ pub enum AnomalyDetail {
         /// Its cause, and how long the sender waited.
         episode: key::Episode,
     },
+    /// A single retransmission that starts an episode: the PSN sent again, its cause and
+    /// how long the sender waited. The PSNs after it that go on with it are not listed.
+    Retransmission {
+        flow: FlowKey,
+        psn: u32,
+        episode: key::Episode,
+    },
     Nak {
         flow: FlowKey,
         psn: u32,
@@ -190,6 +201,7 @@ impl AnomalyDetail {
         match self {
             AnomalyDetail::PsnGap { .. } => AnomalyKind::PsnGap,
             AnomalyDetail::GoBackN { .. } => AnomalyKind::GoBackN,
+            AnomalyDetail::Retransmission { .. } => AnomalyKind::Retransmission,
             AnomalyDetail::Nak { .. } => AnomalyKind::Nak,
             AnomalyDetail::RnrNak { .. } => AnomalyKind::RnrNak,
             AnomalyDetail::IcrcBad(..) => AnomalyKind::IcrcBad,

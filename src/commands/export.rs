@@ -14,8 +14,9 @@ use crate::cli::{ExportArgs, PartitionArg};
 use crate::filter::PacketFilter;
 use crate::output::parquet::connections::{ConnectionRecord, connection_schema};
 use crate::output::parquet::events::{EventRecord, event_schema};
+use crate::output::parquet::priorities::{PriorityRecord, priority_schema};
 use crate::output::parquet::{
-    ColumnSpec, DatasetOptions, DatasetWriter, ExportError, Partitioning, Table, packets,
+    ColumnSpec, DATASETS, DatasetOptions, DatasetWriter, ExportError, Partitioning, Table, packets,
     schema_markdown,
 };
 
@@ -93,10 +94,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
 /// Every file already in the datasets under `root`, which an export may replace or remove.
 fn dataset_files(root: &Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
-    let mut directories: Vec<_> = ["packets", "connections", "events"]
-        .iter()
-        .map(|dataset| root.join(dataset))
-        .collect();
+    let mut directories: Vec<_> = DATASETS.iter().map(|dataset| root.join(dataset)).collect();
     while let Some(directory) = directories.pop() {
         let Ok(entries) = std::fs::read_dir(&directory) else {
             continue;
@@ -225,6 +223,7 @@ struct Datasets {
     packets: DatasetWriter,
     connections: DatasetWriter,
     events: DatasetWriter,
+    priorities: DatasetWriter,
 }
 
 impl Datasets {
@@ -236,18 +235,25 @@ impl Datasets {
             packets: writer("packets", &packets::columns()),
             connections: writer("connections", &connection_schema().specs()),
             events: writer("events", &event_schema().specs()),
+            priorities: writer("priorities", &priority_schema().specs()),
         }
     }
 
     /// Renames every file into place, once none of them would overwrite another.
     fn commit(self) -> Result<(), ExportError> {
-        let sets = [&self.packets, &self.connections, &self.events];
+        let sets = [
+            &self.packets,
+            &self.connections,
+            &self.events,
+            &self.priorities,
+        ];
         if let Some(existing) = sets.iter().flat_map(|d| d.conflicts()).next() {
             return Err(ExportError::Exists(existing));
         }
         self.packets.commit()?;
         self.connections.commit()?;
         self.events.commit()?;
+        self.priorities.commit()?;
         Ok(())
     }
 }
@@ -308,6 +314,7 @@ fn export_capture(
         packets: packet_writer,
         connections,
         events: event_writer,
+        priorities,
     } = Datasets::new(&args.output, name, options);
     let threads = super::threads(&args.input);
     let mut packet_sink = PacketSink::new(packet_writer, threads);
@@ -364,10 +371,12 @@ fn export_capture(
         packets: packet_sink.finish(first_ts)?,
         connections,
         events: event_writer,
+        priorities,
     };
     events.drain(&mut analyzer, name, &files, &mut datasets.events)?;
     datasets.events.write(&events.table.finish()?, first_ts)?;
     write_connections(&analyzer, &input, name, &mut datasets.connections)?;
+    write_priorities(&analyzer, name, &mut datasets.priorities)?;
     datasets
         .commit()
         .with_context(|| format!("exporting {}", path.display()))?;
@@ -401,6 +410,22 @@ fn write_connections(
         if table.rows() >= BATCH_ROWS {
             out.write(&table.finish()?, analyzer.first_ts)?;
         }
+    }
+    out.write(&table.finish()?, analyzer.first_ts)?;
+    Ok(())
+}
+
+fn write_priorities(
+    analyzer: &Analyzer,
+    name: &str,
+    out: &mut DatasetWriter,
+) -> anyhow::Result<()> {
+    let rows = crate::report::priorities::rows(analyzer);
+    // After the rows it reads: a schema's columns read rows of one lifetime.
+    let schema = priority_schema();
+    let mut table = Table::new(&schema.specs());
+    for row in &rows {
+        schema.push(&mut table, &PriorityRecord { capture: name, row });
     }
     out.write(&table.finish()?, analyzer.first_ts)?;
     Ok(())

@@ -565,6 +565,19 @@ pub(super) fn describe(detail: &AnomalyDetail, files: &[String]) -> String {
                 flow.src, flow.dst, flow.dest_qp
             )
         }
+        AnomalyDetail::Retransmission { flow, psn, episode } => {
+            let waited = match episode.waited_ns {
+                Some(ns) => format!(" after {} us", ns / 1000),
+                None => String::new(),
+            };
+            format!(
+                "{} > {} qp {:#x}: psn {psn} sent again{waited} ({})",
+                flow.src,
+                flow.dst,
+                flow.dest_qp,
+                episode.cause.name()
+            )
+        }
         AnomalyDetail::Nak { flow, psn, code } => {
             format!(
                 "{} > {} qp {:#x}: psn {psn} {}",

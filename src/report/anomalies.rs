@@ -42,6 +42,16 @@ pub enum Details<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         rnr_timer_ns: Option<u64>,
     },
+    /// A single retransmission, with the cause and wait a go-back has.
+    Retransmission {
+        #[serde(flatten)]
+        flow: FlowId<'a>,
+        psn: u32,
+        cause: &'static str,
+        waited_ns: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rnr_timer_ns: Option<u64>,
+    },
     Nak {
         #[serde(flatten)]
         flow: FlowId<'a>,
@@ -180,6 +190,13 @@ impl<'a> AnomalyRow<'a> {
                         "previous_packet"
                     }
                 }),
+                cause: episode.cause.name(),
+                waited_ns: episode.waited_ns,
+                rnr_timer_ns: episode.rnr_timer.map(crate::wire::aeth::rnr_timer_ns),
+            },
+            AnomalyDetail::Retransmission { flow, psn, episode } => Details::Retransmission {
+                flow: FlowId::new(flow),
+                psn: *psn,
                 cause: episode.cause.name(),
                 waited_ns: episode.waited_ns,
                 rnr_timer_ns: episode.rnr_timer.map(crate::wire::aeth::rnr_timer_ns),

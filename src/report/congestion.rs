@@ -38,8 +38,10 @@ pub struct CnpTarget<'a> {
     /// CNP's QP carries the last PSN of exactly one candidate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ce_paired_by: Option<&'static str>,
-    /// From the first CE mark of that flow to the first CNP. RoCE does not say which QP of
-    /// the target host a CNP's QP talks to, so without a known pairing there is no delay.
+    /// From the CE mark the first CNP answered to that CNP: the latest mark before it on
+    /// the requests of the QP the CNP slows down, as the connection's `ce_to_cnp_ns` pairs
+    /// every CNP. An earlier mark the NIC did not answer (it rate-limits its CNPs) is no
+    /// delay of its. None when the connection table does not know the QP's peer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ce_to_cnp_ns: Option<u64>,
 }
@@ -48,8 +50,8 @@ pub struct CnpTarget<'a> {
 #[derive(Clone, Copy, Default)]
 struct MarkedFlows {
     count: u32,
-    /// The one flow when `count` is 1: its destination QP and first CE time.
-    only: Option<(u32, Option<u64>)>,
+    /// The one flow's destination QP, when `count` is 1.
+    only: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -68,7 +70,8 @@ pub struct Congestion<'a> {
     pub first_ce: Option<FlowEvent<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_cnp: Option<FlowEvent<'a>>,
-    /// From the first CE mark to the first CNP of the capture, whatever their flows.
+    /// The capture's first CNP's delay, paired as each of `cnp_targets` is: not the time
+    /// from the capture's first mark, which may be another QP's, or one never answered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ce_to_cnp_ns: Option<u64>,
 }
@@ -98,7 +101,7 @@ impl<'a> Congestion<'a> {
         for (key, flow) in flows.iter().filter(|_| any_cnp) {
             match key.role {
                 Role::Request if flow.ecn_ce > 0 => {
-                    let this = (key.dest_qp, flow.first_ce.and_then(|at| at.ts_ns));
+                    let this = key.dest_qp;
                     for entry in [
                         marked.entry((key.src, key.dst)).or_default(),
                         by_last_psn
@@ -115,6 +118,7 @@ impl<'a> Congestion<'a> {
                 _ => {}
             }
         }
+        let first_reaction = first_reactions(analyzer, any_cnp);
         let cnp_targets = flows
             .iter()
             .filter(|(k, _)| k.role == Role::Cnp)
@@ -130,16 +134,13 @@ impl<'a> Congestion<'a> {
                         .and_then(|m| m.only)
                         .map(|only| (only, "acknowledged_psn")),
                 };
-                let ce_to_cnp_ns = match (paired.and_then(|((_, ce), _)| ce), flow.first.ts_ns) {
-                    (Some(ce), Some(cnp)) if cnp >= ce => Some(cnp - ce),
-                    _ => None,
-                };
+                let ce_to_cnp_ns = first_reaction.get(key).copied().flatten();
                 CnpTarget {
                     id: FlowId::new(key),
                     cnps: flow.cnps,
                     first: First::new(flow.first, files),
                     ce_flows: candidates.count,
-                    ce_dest_qp: paired.map(|((qp, _), _)| qp),
+                    ce_dest_qp: paired.map(|(qp, _)| qp),
                     ce_paired_by: paired.map(|(_, by)| by),
                     ce_to_cnp_ns,
                 }
@@ -151,13 +152,10 @@ impl<'a> Congestion<'a> {
                 at: At::new(*at, files),
             })
         };
-        let ce_to_cnp_ns = match (analyzer.first_ce, analyzer.first_cnp) {
-            (Some((ce, _)), Some((cnp, _))) => match (ce.ts_ns, cnp.ts_ns) {
-                (Some(ce), Some(cnp)) if cnp >= ce => Some(cnp - ce),
-                _ => None,
-            },
-            _ => None,
-        };
+        // The capture's first CNP is the first of its flow.
+        let ce_to_cnp_ns = analyzer
+            .first_cnp
+            .and_then(|(_, key)| first_reaction.get(&key).copied().flatten());
         Congestion {
             ce_flows,
             cnp_targets,
@@ -166,4 +164,28 @@ impl<'a> Congestion<'a> {
             ce_to_cnp_ns,
         }
     }
+}
+
+/// Per CNP flow, the delay of its first CNP from the CE mark it answered, as the connection
+/// table paired them: the CNPs to a QP answer the marks on its peer's requests to it.
+fn first_reactions(
+    analyzer: &Analyzer,
+    any_cnp: bool,
+) -> HashMap<FlowKey, Option<u64>, foldhash::fast::RandomState> {
+    let ends = analyzer.connections.ends();
+    ends.iter()
+        .filter(|_| any_cnp)
+        .filter(|end| end.rsp.cnps > 0)
+        .filter_map(|end| {
+            let key = end.key?;
+            let peer = ends.get(end.peer? as usize)?;
+            let cnps = FlowKey {
+                src: key.peer,
+                dst: key.addr,
+                dest_qp: key.qpn,
+                role: Role::Cnp,
+            };
+            Some((cnps, peer.req.reaction.first_ce_to_cnp_ns()))
+        })
+        .collect()
 }

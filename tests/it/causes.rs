@@ -59,17 +59,53 @@ fn every_direction_counts_its_episodes_by_cause_with_their_waits() {
 fn every_go_back_names_its_cause_and_its_wait() {
     let truth = truth();
     for name in FILES {
-        let report = analyze(name);
-        let got: Vec<&Value> = report["anomalies"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|a| a["kind"] == "go_back_n")
-            .collect();
-        let want = truth[name]["go_back_n"].as_array().unwrap();
-        assert_eq!(got.len(), want.len(), "{name}: go_back_n anomalies");
-        for (w, g) in want.iter().zip(got) {
-            assert_subset(name, w, g);
+        check_anomalies(name, &analyze(name), &truth, "go_back_n");
+    }
+}
+
+/// The anomalies of `kind` are those of the truth's list of that name, in order.
+fn check_anomalies(name: &str, report: &Value, truth: &Value, kind: &str) {
+    let got: Vec<&Value> = report["anomalies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["kind"] == kind)
+        .collect();
+    let want = truth[name][kind].as_array().unwrap();
+    assert_eq!(got.len(), want.len(), "{name}: {kind} anomalies");
+    for (w, g) in want.iter().zip(got) {
+        assert_subset(name, w, g);
+    }
+    assert_eq!(report["anomaly_counts"][kind], want.len(), "{name}: count");
+}
+
+/// A single retransmission is an episode as a go-back is: an anomaly of its own, with the
+/// same cause and wait, once per episode (not per PSN that goes on with it).
+#[test]
+fn every_single_retransmission_names_its_cause_and_its_wait() {
+    let truth = truth();
+    for name in FILES {
+        check_anomalies(name, &analyze(name), &truth, "retransmission");
+        let want = truth[name]["retransmission"].as_array().unwrap();
+        // The text's anomaly list says the same.
+        let out = rdmadump(&["analyze", &path(name)]);
+        let text = stdout(&out);
+        for w in want {
+            let line = format!(
+                "psn {} sent again after {} us ({})",
+                w["psn"],
+                w["waited_ns"].as_u64().unwrap() / 1000,
+                w["cause"].as_str().unwrap()
+            );
+            let list = text.split("\nAnomalies (").nth(1).unwrap_or_default();
+            let row = list
+                .lines()
+                .find(|l| l.contains(" retransmission  "))
+                .unwrap_or_else(|| panic!("{name}: no retransmission row in\n{text}"));
+            assert!(
+                row.trim_start().starts_with(&w["frame"].to_string()) && row.contains(&line),
+                "{name}: {line:?} not in {row:?}"
+            );
         }
     }
 }
@@ -137,6 +173,22 @@ fn parquet_events_and_connections_carry_the_causes() {
         for (w, g) in want.iter().zip(go_backs) {
             assert_eq!(g["cause"], w["cause"], "{name}: cause");
             assert_eq!(g["waited_ns"], w["waited_ns"], "{name}: waited_ns");
+        }
+        let singles: Vec<_> = events
+            .iter()
+            .filter(|e| e["kind"] == "retransmission")
+            .collect();
+        let want = truth[*name]["retransmission"].as_array().unwrap();
+        assert_eq!(singles.len(), want.len(), "{name}: retransmission events");
+        for (w, g) in want.iter().zip(singles) {
+            for key in ["frame", "psn", "cause", "waited_ns"] {
+                assert_eq!(g[key], w[key], "{name}: retransmission {key}");
+            }
+            assert_eq!(
+                g.get("rnr_timer_ns").unwrap_or(&Value::Null),
+                w.get("rnr_timer_ns").unwrap_or(&Value::Null),
+                "{name}: rnr_timer_ns"
+            );
         }
         let rows = rows_of(&files_under(&out.join("connections")));
         let row = rows

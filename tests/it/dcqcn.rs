@@ -47,6 +47,19 @@ fn each_cnp_is_paired_with_the_mark_it_answered_not_the_first_since_the_last() {
     assert_eq!(d["cnp_interval_ns"], t["cnp_interval_ns"]);
 }
 
+/// The congestion summary's delays follow the same rule: a CNP flow's first CNP, and the
+/// capture's, from the CE mark it answered.
+#[test]
+fn the_congestion_summary_pairs_the_first_cnp_with_the_mark_it_answered() {
+    let t = truth("rate_limited_cnp.pcap");
+    let report = analyze_json("rate_limited_cnp.pcap");
+    let congestion = &report["congestion"];
+    let targets = congestion["cnp_targets"].as_array().unwrap();
+    assert_eq!(targets.len(), 1);
+    assert_eq!(targets[0]["ce_to_cnp_ns"], t["first_cnp_ce_to_cnp_ns"]);
+    assert_eq!(congestion["ce_to_cnp_ns"], t["first_cnp_ce_to_cnp_ns"]);
+}
+
 #[test]
 fn the_senders_rate_is_measured_each_side_of_every_cnp() {
     let t = truth("rate_limited_cnp.pcap");

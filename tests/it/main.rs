@@ -27,6 +27,8 @@ mod mad_cm;
 mod outputs;
 mod pieces;
 mod points;
+#[cfg(feature = "export")]
+mod priorities;
 mod rank;
 mod real_capture;
 mod recipes;

@@ -134,3 +134,94 @@ fn html_draws_the_worst_and_sorts_by_any_column() {
     }
     assert!(!html.contains("id=\"conn-3\""));
 }
+
+/// In a real browser, a click on the `lost` header sorts the connections by the time they
+/// lost, worst first: the three stalled connections in the order of their truth's stall +
+/// paused time, then the nine that lost nothing; a second click reverses it.
+#[test]
+fn html_sorts_by_time_lost_when_its_header_is_clicked() {
+    let Some(browser) = crate::html::chromium() else {
+        return;
+    };
+    let truth = &truth("stalls")["pfc_stalled_host.pcap"];
+    let mut stalled: Vec<(u64, String)> = truth["stalled"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let lost = u(&s["stall_ns"]) + u(&s["paused_total_ns"]);
+            (
+                lost,
+                format!("{} qp {:#x}", s["dst"].as_str().unwrap(), u(&s["dest_qp"])),
+            )
+        })
+        .collect();
+    stalled.sort_by(|a, b| b.cmp(a));
+    let worst_first: Vec<&str> = stalled.iter().map(|(_, b)| b.as_str()).collect();
+    let unaffected: std::collections::BTreeSet<String> = truth["unaffected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{} qp {:#x}", s["dst"].as_str().unwrap(), u(&s["dest_qp"])))
+        .collect();
+
+    let dir = crate::harness::root().join("target/html-report");
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("rank_sort.html");
+    let path = fixture("stalls/pfc_stalled_host.pcap");
+    let out = rdmadump(&[
+        "analyze",
+        "--html",
+        page.to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Before the clicks, start from another order (the first frame's, latest first), so
+    // that the click on `lost` has rows to move; after each click, the B column of every
+    // row and the header's state go into the DOM.
+    let clicks = "<script>(function(){var t=document.querySelector('table.sortable');\
+        function header(name){return Array.prototype.find.call(t.tHead.rows[0].cells,\
+        function(h){return h.textContent.indexOf(name)===0;});}\
+        function note(step,h){document.body.setAttribute('data-'+step,\
+        Array.prototype.map.call(t.tBodies[0].rows,function(r){return r.cells[2].textContent;})\
+        .join('|'));document.body.setAttribute('data-'+step+'-sorted',h.getAttribute('data-sorted'));}\
+        var first=header('first frame'),lost=header('lost');\
+        first.click();note('first',first);lost.click();note('lost',lost);\
+        lost.click();note('again',lost);})();</script>";
+    let html = std::fs::read_to_string(&page).unwrap();
+    let probe = dir.join("rank_sort.probe.html");
+    std::fs::write(
+        &probe,
+        html.replacen("</body>", &format!("{clicks}</body>"), 1),
+    )
+    .unwrap();
+    let (dom, _) = crate::html::run_browser(browser, &["--dump-dom"], &probe);
+    let rows = |step: &str| -> Vec<String> {
+        let attr = regex::Regex::new(&format!(r#" data-{step}="([^"]*)""#)).unwrap();
+        let found = attr
+            .captures(&dom)
+            .unwrap_or_else(|| panic!("no rows after the {step} click"));
+        found[1].split('|').map(str::to_string).collect()
+    };
+    let (first, lost, again) = (rows("first"), rows("lost"), rows("again"));
+    assert_eq!(lost.len(), 12, "{lost:?}");
+    // The first click put the stalled connections elsewhere than on top.
+    assert_ne!(first[..3], worst_first[..], "{first:?}");
+    assert!(
+        dom.contains(" data-lost-sorted=\"desc\""),
+        "the header's state"
+    );
+    assert_eq!(lost[..3], worst_first[..], "{lost:?}");
+    let rest: std::collections::BTreeSet<String> = lost[3..].iter().cloned().collect();
+    assert_eq!(rest, unaffected);
+    // Again: least lost first, the stalled ones last, the worst at the bottom.
+    assert!(
+        dom.contains(" data-again-sorted=\"asc\""),
+        "the header's state"
+    );
+    let mut best_first = worst_first.clone();
+    best_first.reverse();
+    assert_eq!(again[9..], best_first[..], "{again:?}");
+    let rest: std::collections::BTreeSet<String> = again[..9].iter().cloned().collect();
+    assert_eq!(rest, unaffected);
+}

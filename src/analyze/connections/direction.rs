@@ -267,7 +267,7 @@ impl Requests {
     /// no longer answers.
     pub fn answered_by_cnp(&mut self, ts: Option<u64>) -> Answered {
         if let Some(ts) = ts {
-            self.reaction.cnp(ts);
+            self.reaction.cnp(ts, self.last_ce_ts);
         }
         Answered {
             last_ce_ts: self.last_ce_ts.take(),

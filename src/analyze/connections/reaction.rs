@@ -70,6 +70,10 @@ struct State {
     after_bps: Sketch,
     /// After over before, in millionths ([`RATIO_SCALE`]).
     rate_cut: Sketch,
+    /// Whether a CNP came, and how long after the latest CE mark before it the first one
+    /// came: what the flow of CNPs is summarised by, kept here rather than in every end.
+    cnp_seen: bool,
+    first_ce_to_cnp_ns: Option<u64>,
 }
 
 /// The sketches of a direction without a [`State`].
@@ -143,6 +147,8 @@ impl State {
             before_bps: Sketch::default(),
             after_bps: Sketch::default(),
             rate_cut: Sketch::default(),
+            cnp_seen: false,
+            first_ce_to_cnp_ns: None,
         })
     }
 
@@ -190,9 +196,13 @@ impl Reaction {
         self.state.get_or_insert_with(|| State::new(ts));
     }
 
-    /// A CNP to the sender at `ts`.
-    pub fn cnp(&mut self, ts: u64) {
+    /// A CNP to the sender at `ts`, answering the CE mark at `last_ce`, if any.
+    pub fn cnp(&mut self, ts: u64, last_ce: Option<u64>) {
         let state = self.state.get_or_insert_with(|| State::new(ts));
+        if !state.cnp_seen {
+            state.cnp_seen = true;
+            state.first_ce_to_cnp_ns = last_ce.filter(|&ce| ce <= ts).map(|ce| ts - ce);
+        }
         state.close(ts);
         let ring = &mut state.ring;
         let open = Open {
@@ -215,6 +225,11 @@ impl Reaction {
             state.close(end);
         }
         state.ring.open_len = 0;
+    }
+
+    /// From the CE mark the first CNP answered (the latest before it) to that CNP.
+    pub fn first_ce_to_cnp_ns(&self) -> Option<u64> {
+        self.state.as_ref()?.first_ce_to_cnp_ns
     }
 
     /// The sender's rate in the window before each CNP, in bits per second.
@@ -251,7 +266,7 @@ mod tests {
         let mut r = Reaction::default();
         r.ce(10_000);
         send(&mut r, 10_000, 20_000, 1_000);
-        r.cnp(20_000);
+        r.cnp(20_000, None);
         send(&mut r, 20_000, 80_000, 1_000);
         // After [20 µs, 70 µs): 50 requests of 100 B = 5000 B in 50 µs = 800 Mb/s.
         assert_eq!(r.after_bps().max(), Some(800_000_000));
@@ -265,7 +280,7 @@ mod tests {
         r.ce(0);
         // One every 100 ns: 500 in the window, more than the ring holds.
         send(&mut r, 0, 100_000, 100);
-        r.cnp(100_000);
+        r.cnp(100_000, None);
         // The ring holds the last RING requests, 100 ns apart, the newest 100 ns before the
         // CNP: the window starts 1 ns after the one that left, (RING + 1) * 100 ns before
         // the CNP, and holds RING x 100 B.
@@ -281,12 +296,28 @@ mod tests {
     #[test]
     fn the_capture_end_closes_a_window_it_covers_and_drops_one_it_does_not() {
         let mut r = Reaction::default();
-        r.cnp(0);
+        r.cnp(0, None);
         r.request(1_000, 100);
-        r.cnp(30_000);
+        r.cnp(30_000, None);
         // The sender stops: at 60 µs the first window is over, the second is not.
         r.finish(Some(60_000));
         assert_eq!(r.after_bps().count(), 1);
         assert_eq!(r.after_bps().max(), Some(16_000_000));
+    }
+
+    #[test]
+    fn the_first_cnp_is_timed_from_the_mark_it_answered() {
+        let mut r = Reaction::default();
+        assert_eq!(r.first_ce_to_cnp_ns(), None);
+        r.ce(10_000);
+        // Marks at 10 and 40 µs: the CNP at 41.3 µs answers the one at 40.
+        r.cnp(41_300, Some(40_000));
+        r.cnp(93_300, Some(92_000));
+        assert_eq!(r.first_ce_to_cnp_ns(), Some(1_300));
+        // A first CNP with no mark before it has no delay, and a later one gives none.
+        let mut r = Reaction::default();
+        r.cnp(5_000, None);
+        r.cnp(9_000, Some(8_000));
+        assert_eq!(r.first_ce_to_cnp_ns(), None);
     }
 }

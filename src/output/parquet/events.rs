@@ -23,6 +23,7 @@ impl<'a> EventRecord<'a> {
         match self.details() {
             Details::PsnGap { flow, .. }
             | Details::GoBackN { flow, .. }
+            | Details::Retransmission { flow, .. }
             | Details::Nak { flow, .. }
             | Details::RnrNak { flow, .. }
             | Details::LostBetween { flow, .. }
@@ -34,6 +35,7 @@ impl<'a> EventRecord<'a> {
     fn psn(&self) -> Option<u32> {
         match self.details() {
             Details::PsnGap { psn, .. }
+            | Details::Retransmission { psn, .. }
             | Details::Nak { psn, .. }
             | Details::RnrNak { psn, .. }
             | Details::LostBetween { psn, .. }
@@ -84,7 +86,7 @@ pub fn event_schema<'a>() -> RowSchema<EventRecord<'a>> {
         ),
         text(
             "kind",
-            "psn_gap, go_back_n, nak, rnr_nak, icrc_bad, vcrc_bad, pfc_storm, pause_storm, pause_cascade, lost_between, malformed, capture_missed",
+            "psn_gap, go_back_n, retransmission, nak, rnr_nak, icrc_bad, vcrc_bad, pfc_storm, pause_storm, pause_cascade, lost_between, malformed, capture_missed",
             |r: &EventRecord<'_>| r.anomaly.kind,
         ),
         int(
@@ -138,7 +140,7 @@ pub fn event_schema<'a>() -> RowSchema<EventRecord<'a>> {
         }),
         int(
             "psn",
-            "the PSN concerned (capture_missed: the first missed)",
+            "the PSN concerned (retransmission: the PSN sent again; capture_missed: the first missed)",
             |r: &EventRecord<'_>| r.psn(),
         ),
         int(
@@ -231,25 +233,30 @@ pub fn event_schema<'a>() -> RowSchema<EventRecord<'a>> {
         ),
         text(
             "cause",
-            "go_back_n: nak, rnr, timeout or implied",
+            "go_back_n, retransmission: nak, rnr, timeout or implied",
             |r: &EventRecord<'_>| match r.details() {
-                Details::GoBackN { cause, .. } => Some(*cause),
+                Details::GoBackN { cause, .. } | Details::Retransmission { cause, .. } => {
+                    Some(*cause)
+                }
                 _ => None,
             },
         ),
         int(
             "waited_ns",
-            "go_back_n: from its NAK, or else from the last transmission of the PSN sent again",
+            "go_back_n, retransmission: from its NAK, or else from the last transmission of the PSN sent again",
             |r: &EventRecord<'_>| match r.details() {
-                Details::GoBackN { waited_ns, .. } => *waited_ns,
+                Details::GoBackN { waited_ns, .. } | Details::Retransmission { waited_ns, .. } => {
+                    *waited_ns
+                }
                 _ => None,
             },
         ),
         int(
             "rnr_timer_ns",
-            "go_back_n after an RNR NAK: the wait the NAK asked for",
+            "go_back_n, retransmission after an RNR NAK: the wait the NAK asked for",
             |r: &EventRecord<'_>| match r.details() {
-                Details::GoBackN { rnr_timer_ns, .. } => *rnr_timer_ns,
+                Details::GoBackN { rnr_timer_ns, .. }
+                | Details::Retransmission { rnr_timer_ns, .. } => *rnr_timer_ns,
                 _ => None,
             },
         ),

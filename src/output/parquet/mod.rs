@@ -1,4 +1,4 @@
-//! `rdmadump export`: the `packets`, `connections` and `events` datasets as Parquet, for
+//! `rdmadump export`: the `packets`, `connections`, `events` and `priorities` datasets as Parquet, for
 //! DuckDB, Spark, Trino and ClickHouse. Their columns are documented in
 //! docs/export-schema.md, which [`schema_markdown`] writes.
 
@@ -8,13 +8,14 @@ pub mod dataset;
 pub mod encoded;
 pub mod events;
 pub mod packets;
+pub mod priorities;
 pub mod rows;
 
 pub use columns::{ColumnSpec, Table};
 pub use dataset::{DatasetOptions, DatasetWriter, ExportError, Partitioning, SCHEMA_VERSION};
 
-/// The three datasets, as the directories under `--output` name them.
-pub const DATASETS: [&str; 3] = ["packets", "connections", "events"];
+/// The datasets, as the directories under `--output` name them.
+pub const DATASETS: [&str; 4] = ["packets", "connections", "events", "priorities"];
 
 /// Every dataset's columns with their Arrow types, as Markdown tables.
 pub fn schema_markdown() -> String {
@@ -29,6 +30,7 @@ pub fn schema_markdown() -> String {
         ("packets", packets::columns()),
         ("connections", connections::connection_schema().specs()),
         ("events", events::event_schema().specs()),
+        ("priorities", priorities::priority_schema().specs()),
     ];
     for (name, columns) in tables {
         let _ = write!(
