@@ -1,7 +1,8 @@
-//! `rdmadump export`: the `packets`, `connections` and `events` datasets as Parquet, for
-//! DuckDB, Spark, Trino and ClickHouse. Their columns are documented in
+//! `rdmadump export`: the `packets`, `connections`, `events` and `captures` datasets as
+//! Parquet, for DuckDB, Spark, Trino and ClickHouse. Their columns are documented in
 //! docs/export-schema.md, which [`schema_markdown`] writes.
 
+pub mod captures;
 pub mod columns;
 pub mod connections;
 pub mod dataset;
@@ -11,10 +12,12 @@ pub mod packets;
 pub mod rows;
 
 pub use columns::{ColumnSpec, Table};
-pub use dataset::{DatasetOptions, DatasetWriter, ExportError, Partitioning, SCHEMA_VERSION};
+pub use dataset::{
+    DatasetOptions, DatasetWriter, ExportError, Partitioning, SCHEMA_VERSION, commit_all,
+};
 
-/// The three datasets, as the directories under `--output` name them.
-pub const DATASETS: [&str; 3] = ["packets", "connections", "events"];
+/// The datasets, as the directories under `--output` name them.
+pub const DATASETS: [&str; 4] = ["packets", "connections", "events", "captures"];
 
 /// Every dataset's columns with their Arrow types, as Markdown tables.
 pub fn schema_markdown() -> String {
@@ -29,6 +32,7 @@ pub fn schema_markdown() -> String {
         ("packets", packets::columns()),
         ("connections", connections::connection_schema().specs()),
         ("events", events::event_schema().specs()),
+        ("captures", captures::capture_schema().specs()),
     ];
     for (name, columns) in tables {
         let _ = write!(
