@@ -363,7 +363,14 @@ fn gave_up(from: u64, end: u64) -> CaptureError {
 mod tests {
     use super::*;
 
-    /// A little-endian section header and an Ethernet interface (pcapng draft §4.1, §4.2).
+    /// §4.3: an EPB on interface 0 at 1000000 µs, four bytes captured of four.
+    const DEADBEEF_EPB: [u8; 36] = [
+        6, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x42, 0x0f, 0, 4, 0, 0, 0, 4, 0, 0,
+        0, 0xde, 0xad, 0xbe, 0xef, 36, 0, 0, 0,
+    ];
+
+    /// pcapng draft §4.1: a little-endian section header, version 1.0, section length
+    /// unknown; §4.2: an interface of link type 1, snaplen 0, no options (microseconds).
     fn section_and_interface() -> Vec<u8> {
         let mut file = vec![
             0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff,
@@ -382,11 +389,7 @@ mod tests {
         // Damage at 48, then what looks like an EPB of 4096 bytes at 56.
         file.extend_from_slice(&[6, 0, 0, 0, 13, 0, 0, 0]);
         file.extend_from_slice(&[6, 0, 0, 0, 0, 0x10, 0, 0]);
-        // §4.3: EPB on interface 0, four bytes captured of four.
-        file.extend_from_slice(&[
-            6, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x42, 0x0f, 0, 4, 0, 0, 0, 4, 0,
-            0, 0, 0xde, 0xad, 0xbe, 0xef, 36, 0, 0, 0,
-        ]);
+        file.extend_from_slice(&DEADBEEF_EPB);
         let mut reader = CaptureReader::new(SliceInput::new(&file)).unwrap();
         assert!(reader.advance().unwrap());
         let record = reader.current().unwrap();
@@ -439,21 +442,10 @@ mod tests {
     #[test]
     fn a_bad_block_length_is_skipped_by_resynchronising() {
         use crate::capture::{CaptureReader, SliceInput, Warning};
-        let mut file = Vec::new();
-        // pcapng draft §4.1: little-endian SHB, version 1.0, section length unknown.
-        file.extend_from_slice(&[
-            0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff,
-            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0,
-        ]);
-        // §4.2: IDB, link type 1, snaplen 0, no options (microsecond timestamps).
-        file.extend_from_slice(&[1, 0, 0, 0, 20, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0]);
+        let mut file = section_and_interface();
         // §3.1: an EPB header claiming 13 bytes, not a multiple of 4: damage at offset 48.
         file.extend_from_slice(&[6, 0, 0, 0, 13, 0, 0, 0]);
-        // §4.3: EPB on interface 0 at 1000000 µs, four bytes captured of four.
-        file.extend_from_slice(&[
-            6, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x42, 0x0f, 0, 4, 0, 0, 0, 4, 0,
-            0, 0, 0xde, 0xad, 0xbe, 0xef, 36, 0, 0, 0,
-        ]);
+        file.extend_from_slice(&DEADBEEF_EPB);
         let mut reader = CaptureReader::new(SliceInput::new(&file)).unwrap();
         assert!(reader.advance().unwrap());
         let record = reader.current().unwrap();
