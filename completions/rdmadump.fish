@@ -149,7 +149,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l threads -d 
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s r -l read-file -d 'Read this capture file, as tshark -r does (repeatable; read after the FILEs)' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l since -d 'Only packets at or after TIME: 2024-05-01T12:00:00Z (RFC 3339), \'2024-05-01 12:00:00.5\' (UTC), epoch seconds (1714564800.5), or +1.5s / +200ms / +10us after the first packet of the capture' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l until -d 'Only packets before TIME (same forms as --since; the window is [since, until))' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s o -l output -d 'Directory that receives the packets/, connections/ and events/ datasets; exports of other captures into it add files beside the ones there' -r -F
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s o -l output -d 'Directory that receives the packets/, connections/, events/ and captures/ datasets; exports of other captures into it add files beside the ones there' -r -F
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l max-file-size -d 'Start a new file in a dataset once the current one passes SIZE, e.g. 512M, 2G' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l partition -d 'How files are grouped: capture-date (Hive-style capture_date=YYYY-MM-DD directories, from the capture\'s first frame) or none' -r -f -a "capture-date\t''
 none\t''"

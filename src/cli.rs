@@ -438,8 +438,8 @@ pub struct ExportArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    /// Directory that receives the packets/, connections/ and events/ datasets; exports of
-    /// other captures into it add files beside the ones there
+    /// Directory that receives the packets/, connections/, events/ and captures/ datasets;
+    /// exports of other captures into it add files beside the ones there
     #[arg(short = 'o', long, value_name = "DIR", default_value = ".")]
     pub output: PathBuf,
 

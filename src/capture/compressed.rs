@@ -45,10 +45,48 @@ pub fn decompressing(mut reader: Box<dyn Read + Send>) -> io::Result<Box<dyn Rea
         Box::new(io::Cursor::new(start).take(got as u64).chain(reader));
     Ok(match detect(&start[..got]) {
         // Multi-member, as `cat a.gz b.gz` and parallel gzip tools write.
-        Some(Compression::Gzip) => Box::new(flate2::read::MultiGzDecoder::new(whole)),
-        Some(Compression::Zstd) => Box::new(zstd::stream::read::Decoder::new(whole)?),
+        Some(Compression::Gzip) => Box::new(CutShortEnds(flate2::read::MultiGzDecoder::new(whole))),
+        Some(Compression::Zstd) => Box::new(CutShortEnds(zstd::stream::read::Decoder::new(whole)?)),
         None => whole,
     })
+}
+
+/// A decompressor whose input ends before the compressed stream does (a copy cut short, a
+/// capture still being written): both decoders say so with `UnexpectedEof`, after handing
+/// out all they decoded. The error is marked [`CutShort`], so that the capture is taken
+/// for one cut short, as an uncompressed file would be, rather than for a damaged one,
+/// even where the cut falls between two records (in a checksum or a trailer).
+struct CutShortEnds<R>(R);
+
+impl<R: Read> Read for CutShortEnds<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.0.read(buf) {
+            Err(err) if err.kind() == io::ErrorKind::UnexpectedEof => {
+                Err(io::Error::new(io::ErrorKind::UnexpectedEof, CutShort))
+            }
+            other => other,
+        }
+    }
+}
+
+/// The compressed stream ended before its end: what was decompressed is all there is.
+#[derive(Debug)]
+pub struct CutShort;
+
+impl std::fmt::Display for CutShort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "capture cut short: the compressed stream ends early; every record \
+             decompressed before the cut was read",
+        )
+    }
+}
+
+impl std::error::Error for CutShort {}
+
+/// True for the error of a compressed stream cut short.
+pub fn is_cut_short(err: &io::Error) -> bool {
+    err.get_ref().is_some_and(|inner| inner.is::<CutShort>())
 }
 
 #[cfg(test)]
@@ -78,5 +116,29 @@ mod tests {
         assert_eq!(read_all(gz), plain);
         assert_eq!(read_all(zst), plain);
         assert_eq!(read_all(vec![0x1f]), vec![0x1f], "shorter than any magic");
+    }
+
+    #[test]
+    fn a_compressed_stream_cut_short_gives_what_it_decoded_then_says_so() {
+        let plain: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&plain).unwrap();
+        let gz = gz.finish().unwrap();
+        let zst = zstd::encode_all(&plain[..], 1).unwrap();
+        for (name, whole) in [("gzip", gz), ("zstd", zst)] {
+            for keep in [whole.len() - 1, whole.len() / 2] {
+                let mut got = Vec::new();
+                let err = decompressing(Box::new(io::Cursor::new(whole[..keep].to_vec())))
+                    .unwrap()
+                    .read_to_end(&mut got)
+                    .unwrap_err();
+                assert!(is_cut_short(&err), "{name}, cut at {keep}: {err}");
+                assert_eq!(
+                    got[..],
+                    plain[..got.len()],
+                    "{name}: a prefix, cut at {keep}"
+                );
+            }
+        }
     }
 }

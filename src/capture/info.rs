@@ -140,6 +140,15 @@ pub fn summarize(
         match advanced {
             Ok(true) => {}
             Ok(false) => break,
+            Err(CaptureError::Io(err)) if compressed::is_cut_short(&err) => {
+                summary.cut_short = true;
+                if summary.warnings.len() < MAX_WARNINGS {
+                    summary
+                        .warnings
+                        .push(format!("offset {}: {err}", reader.position()));
+                }
+                break;
+            }
             Err(err) => {
                 summary.error = Some(err.to_string());
                 break;
@@ -210,7 +219,7 @@ pub fn summarize(
             each(&record, summary.packets);
         }
     }
-    summary.cut_short = reader.was_cut_short();
+    summary.cut_short |= reader.was_cut_short();
     summary.container = Container {
         section: summary.container.section.max(reader.container().section),
         ..reader.container()

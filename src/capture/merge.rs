@@ -8,7 +8,9 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{AnyReader, CaptureError, Container, InterfaceInfo, Record, Releaser, Source};
+use super::{
+    AnyReader, CaptureError, Container, InterfaceInfo, Record, Releaser, Source, compressed,
+};
 
 /// What reading the inputs found, beyond the packets themselves.
 #[derive(Debug, Default, Clone)]
@@ -62,6 +64,9 @@ impl InputStatus {
 pub struct InputOutcome {
     pub status: InputStatus,
     pub error: Option<String>,
+    /// Where in the file (decompressed, for a compressed one) a truncated or damaged input
+    /// broke: the record cut short, or the damage that stopped the reading.
+    pub broke_at: Option<u64>,
 }
 
 /// Something to tell the user about one input.
@@ -354,12 +359,34 @@ impl<'m> Merger<'m> {
                     self.report.truncated = true;
                     if let Some(input) = self.report.inputs.get_mut(index) {
                         input.status = InputStatus::Truncated;
+                        // Every whole record before it was consumed.
+                        input.broke_at = Some(reader.position());
                     }
                 }
                 self.readers[index] = None;
             }
+            Err(CaptureError::Io(err)) if compressed::is_cut_short(&err) => {
+                // Like an uncompressed capture cut short: every record before was read.
+                self.report.truncated = true;
+                if let Some(input) = self.report.inputs.get_mut(index) {
+                    input.status = InputStatus::Truncated;
+                    input.broke_at = Some(reader.position());
+                }
+                self.notices.push(Notice {
+                    file: index,
+                    fatal: false,
+                    message: format!("offset {}: {err}", reader.position()),
+                });
+                self.readers[index] = None;
+            }
             Err(err) => {
                 fail::<()>(&mut self.report, &mut self.notices, index, &err);
+                if let Some(input) = self.report.inputs.get_mut(index) {
+                    input.broke_at = Some(match err {
+                        CaptureError::Damaged { offset, .. } => offset,
+                        _ => reader.position(),
+                    });
+                }
                 self.readers[index] = None;
             }
         }

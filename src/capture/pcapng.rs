@@ -94,13 +94,16 @@ impl PcapNgState {
                 });
             }
             let head = input.peek(MIN_BLOCK_LEN)?;
+            if let Some(from) = self.resync_from
+                && head.len() < MIN_BLOCK_LEN
+            {
+                return Err(gave_up(from, offset + head.len() as u64));
+            }
             if head.is_empty() {
                 return Ok(None);
             }
             let Ok((_, mut header)) = block::header(self.endian).parse(head) else {
-                if self.resync_from.is_none() {
-                    sink.cut_short(offset, "block header", MIN_BLOCK_LEN, head.len());
-                }
+                sink.cut_short(offset, "block header", MIN_BLOCK_LEN, head.len());
                 return Ok(None);
             };
             if header.block_type == SHB {
@@ -138,9 +141,12 @@ impl PcapNgState {
             input.prefetch(total_len);
             let window = input.peek(total_len)?;
             let Ok((_, frame)) = block::frame(self.endian, total_len).parse(window) else {
-                if self.resync_from.is_none() {
-                    sink.cut_short(offset, "block", total_len, window.len());
+                if self.resync_from.is_some() {
+                    // A false candidate, whose length runs past the end: the scan goes on.
+                    input.consume(4);
+                    continue;
                 }
+                sink.cut_short(offset, "block", total_len, window.len());
                 return Ok(None);
             };
             let trailer = frame.trailing_len as usize;
@@ -339,9 +345,77 @@ impl PcapNgState {
     }
 }
 
+/// The scan that began at the damage at `from` reached the end of the file at `end`
+/// without a valid block: nothing after the damage could be read, and that is an error, not
+/// a capture read past its damage.
+fn gave_up(from: u64, end: u64) -> CaptureError {
+    CaptureError::Damaged {
+        offset: from,
+        message: format!(
+            "no valid pcapng block after the damage: the {} bytes to the end of the file \
+             were skipped",
+            end - from
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// §4.3: an EPB on interface 0 at 1000000 µs, four bytes captured of four.
+    const DEADBEEF_EPB: [u8; 36] = [
+        6, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x42, 0x0f, 0, 4, 0, 0, 0, 4, 0, 0,
+        0, 0xde, 0xad, 0xbe, 0xef, 36, 0, 0, 0,
+    ];
+
+    /// pcapng draft §4.1: a little-endian section header, version 1.0, section length
+    /// unknown; §4.2: an interface of link type 1, snaplen 0, no options (microseconds).
+    fn section_and_interface() -> Vec<u8> {
+        let mut file = vec![
+            0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff,
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0,
+        ];
+        file.extend_from_slice(&[1, 0, 0, 0, 20, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0]);
+        file
+    }
+
+    /// Before: the candidate at 56 ran past the end, and the read ended there without a
+    /// word: no record, no error.
+    #[test]
+    fn a_false_candidate_running_past_the_end_does_not_end_the_scan() {
+        use crate::capture::{CaptureReader, SliceInput};
+        let mut file = section_and_interface();
+        // Damage at 48, then what looks like an EPB of 4096 bytes at 56.
+        file.extend_from_slice(&[6, 0, 0, 0, 13, 0, 0, 0]);
+        file.extend_from_slice(&[6, 0, 0, 0, 0, 0x10, 0, 0]);
+        file.extend_from_slice(&DEADBEEF_EPB);
+        let mut reader = CaptureReader::new(SliceInput::new(&file)).unwrap();
+        assert!(reader.advance().unwrap());
+        let record = reader.current().unwrap();
+        assert_eq!(
+            (record.offset, record.data),
+            (64, &[0xde, 0xad, 0xbe, 0xef][..])
+        );
+        assert!(!reader.advance().unwrap());
+    }
+
+    /// Before: the scan reached the end and the read ended as if the file had, exit 0, and
+    /// `info` said the capture was read past the damage.
+    #[test]
+    fn a_scan_that_reaches_the_end_is_an_error_at_the_damage() {
+        use crate::capture::{CaptureReader, SliceInput};
+        let mut file = section_and_interface();
+        file.extend_from_slice(&[6, 0, 0, 0, 13, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        let mut reader = CaptureReader::new(SliceInput::new(&file)).unwrap();
+        match reader.advance() {
+            Err(CaptureError::Damaged { offset, message }) => {
+                assert_eq!(offset, 48);
+                assert!(message.contains("the 18 bytes"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     fn iface(resolution: Resolution) -> Interface {
         Interface {
@@ -368,21 +442,10 @@ mod tests {
     #[test]
     fn a_bad_block_length_is_skipped_by_resynchronising() {
         use crate::capture::{CaptureReader, SliceInput, Warning};
-        let mut file = Vec::new();
-        // pcapng draft §4.1: little-endian SHB, version 1.0, section length unknown.
-        file.extend_from_slice(&[
-            0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff,
-            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0,
-        ]);
-        // §4.2: IDB, link type 1, snaplen 0, no options (microsecond timestamps).
-        file.extend_from_slice(&[1, 0, 0, 0, 20, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0]);
+        let mut file = section_and_interface();
         // §3.1: an EPB header claiming 13 bytes, not a multiple of 4: damage at offset 48.
         file.extend_from_slice(&[6, 0, 0, 0, 13, 0, 0, 0]);
-        // §4.3: EPB on interface 0 at 1000000 µs, four bytes captured of four.
-        file.extend_from_slice(&[
-            6, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x42, 0x0f, 0, 4, 0, 0, 0, 4, 0,
-            0, 0, 0xde, 0xad, 0xbe, 0xef, 36, 0, 0, 0,
-        ]);
+        file.extend_from_slice(&DEADBEEF_EPB);
         let mut reader = CaptureReader::new(SliceInput::new(&file)).unwrap();
         assert!(reader.advance().unwrap());
         let record = reader.current().unwrap();

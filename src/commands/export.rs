@@ -9,15 +9,17 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 
 use crate::analyze::Analyzer;
-use crate::capture::merge::InputReport;
+use crate::analyze::key::FrameRef;
+use crate::capture::merge::InputStatus;
 use crate::cli::{ExportArgs, PartitionArg};
 use crate::filter::PacketFilter;
+use crate::output::parquet::captures::{CaptureRecord, CaptureStatus, Dropped, capture_schema};
 use crate::output::parquet::connections::{ConnectionRecord, connection_schema};
 use crate::output::parquet::events::{EventRecord, event_schema};
 use crate::output::parquet::priorities::{PriorityRecord, priority_schema};
 use crate::output::parquet::{
-    ColumnSpec, DATASETS, DatasetOptions, DatasetWriter, ExportError, Partitioning, Table, packets,
-    schema_markdown,
+    ColumnSpec, DATASETS, DatasetOptions, DatasetWriter, ExportError, Partitioning, Table,
+    commit_all, packets, schema_markdown,
 };
 
 use super::same_file::InputFiles;
@@ -76,7 +78,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
             Outcome::Written => {}
             Outcome::Unreadable => {
                 eprintln!(
-                    "rdmadump: {}: nothing exported: the capture could not be read",
+                    "rdmadump: {}: the capture could not be read: only its captures row was exported",
                     path.display()
                 );
                 failed = true;
@@ -161,8 +163,20 @@ enum PacketSink {
     Inline(Box<PacketRows>),
     Background {
         rows: std::sync::mpsc::SyncSender<(Vec<u8>, Option<u64>)>,
-        writer: std::thread::JoinHandle<Result<DatasetWriter, ExportError>>,
+        /// `None` once joined, after it stopped on an error.
+        writer: Option<std::thread::JoinHandle<Result<DatasetWriter, ExportError>>>,
     },
+}
+
+/// The writer thread's own error (a full disk, a name taken), which is what the user
+/// needs to read, rather than the news that it stopped.
+fn joined(
+    writer: std::thread::JoinHandle<Result<DatasetWriter, ExportError>>,
+) -> anyhow::Result<DatasetWriter> {
+    match writer.join() {
+        Ok(result) => Ok(result?),
+        Err(_) => bail!("the packets writer panicked"),
+    }
 }
 
 impl PacketSink {
@@ -186,15 +200,24 @@ impl PacketSink {
             sink.flush(first)?;
             Ok(sink.writer)
         });
-        PacketSink::Background { rows, writer }
+        PacketSink::Background {
+            rows,
+            writer: Some(writer),
+        }
     }
 
     fn write(&mut self, rows: Vec<u8>, first_ts: Option<u64>) -> anyhow::Result<()> {
         match self {
             PacketSink::Inline(sink) => Ok(sink.add(&rows, first_ts)?),
-            PacketSink::Background { rows: queue, .. } => {
+            PacketSink::Background {
+                rows: queue,
+                writer,
+            } => {
                 if queue.send((rows, first_ts)).is_err() {
-                    // The writer stopped on an error, which `finish` returns.
+                    // The writer stopped, which it does only on an error.
+                    if let Some(writer) = writer.take() {
+                        joined(writer)?;
+                    }
                     bail!("the packets writer stopped");
                 }
                 Ok(())
@@ -210,9 +233,9 @@ impl PacketSink {
             }
             PacketSink::Background { rows, writer } => {
                 drop(rows);
-                match writer.join() {
-                    Ok(result) => Ok(result?),
-                    Err(_) => bail!("the packets writer panicked"),
+                match writer {
+                    Some(writer) => joined(writer),
+                    None => bail!("the packets writer stopped"),
                 }
             }
         }
@@ -224,6 +247,7 @@ struct Datasets {
     connections: DatasetWriter,
     events: DatasetWriter,
     priorities: DatasetWriter,
+    captures: DatasetWriter,
 }
 
 impl Datasets {
@@ -236,24 +260,46 @@ impl Datasets {
             connections: writer("connections", &connection_schema().specs()),
             events: writer("events", &event_schema().specs()),
             priorities: writer("priorities", &priority_schema().specs()),
+            captures: writer("captures", &capture_schema().specs()),
         }
     }
 
-    /// Renames every file into place, once none of them would overwrite another.
-    fn commit(self) -> Result<(), ExportError> {
-        let sets = [
+    fn all(&self) -> [&DatasetWriter; 5] {
+        [
             &self.packets,
             &self.connections,
             &self.events,
             &self.priorities,
-        ];
-        if let Some(existing) = sets.iter().flat_map(|d| d.conflicts()).next() {
-            return Err(ExportError::Exists(existing));
+            &self.captures,
+        ]
+    }
+
+    /// An earlier export of the capture, in any table, unless it is to be replaced.
+    fn refuse_existing(&self) -> Result<(), ExportError> {
+        match self.all().iter().flat_map(|d| d.conflicts()).next() {
+            Some(existing) => Err(ExportError::Exists(existing)),
+            None => Ok(()),
         }
-        self.packets.commit()?;
-        self.connections.commit()?;
-        self.events.commit()?;
-        self.priorities.commit()?;
+    }
+
+    /// Renames every file of every table into place, or none of them, once none would
+    /// overwrite another; then removes what remains of a capture replaced.
+    fn commit(mut self) -> Result<(), ExportError> {
+        self.refuse_existing()?;
+        let mut temporaries = Vec::new();
+        for set in [
+            &mut self.packets,
+            &mut self.connections,
+            &mut self.events,
+            &mut self.priorities,
+            &mut self.captures,
+        ] {
+            temporaries.extend(set.take_finished()?);
+        }
+        let names = commit_all(temporaries)?;
+        for set in self.all() {
+            set.remove_replaced(&names)?;
+        }
         Ok(())
     }
 }
@@ -261,6 +307,8 @@ impl Datasets {
 /// The event rows of the anomalies found so far; the sink keeps counting them all.
 struct Events {
     table: Table,
+    /// Anomalies given a row so far, to count those that were not.
+    anomalies: u64,
 }
 
 impl Events {
@@ -275,6 +323,7 @@ impl Events {
         let missed: Vec<_> = analyzer.capture_missed.drain(..).collect();
         // After the rows it reads: a schema's columns read rows of one lifetime.
         let schema = event_schema();
+        self.anomalies += anomalies.len() as u64;
         for anomaly in &anomalies {
             let record = EventRecord {
                 capture,
@@ -298,6 +347,36 @@ impl Events {
         }
         Ok(())
     }
+
+    /// The row that marks where a capture cut short or damaged broke, at the frame that
+    /// could not be read.
+    fn push_break(
+        &mut self,
+        capture: &str,
+        record: &CaptureRecord<'_>,
+        files: &[String],
+    ) -> anyhow::Result<()> {
+        let kind = match record.status {
+            CaptureStatus::Truncated => "truncated",
+            CaptureStatus::Damaged => "malformed",
+            CaptureStatus::Complete | CaptureStatus::Failed => return Ok(()),
+        };
+        let Some(offset) = record.broke_at else {
+            return Ok(());
+        };
+        let at = FrameRef {
+            file: 0,
+            frame: record.packets + 1,
+            ts_ns: None,
+        };
+        let message = record.error.unwrap_or(kind).to_string();
+        let row = EventRecord {
+            capture,
+            anomaly: AnomalyRow::capture_broke(kind, at, offset, &message, Files(files)),
+        };
+        event_schema().push(&mut self.table, &row);
+        Ok(())
+    }
 }
 
 fn export_capture(
@@ -310,17 +389,22 @@ fn export_capture(
     let paths = [path.to_path_buf()];
     let window = super::time_window(&args.input, &paths);
     let mut analyzer = Analyzer::new(super::analysis_config(&args.analysis));
+    let datasets = Datasets::new(&args.output, name, options);
+    // Refused before the work rather than after it.
+    datasets.refuse_existing()?;
     let Datasets {
         packets: packet_writer,
         connections,
         events: event_writer,
         priorities,
-    } = Datasets::new(&args.output, name, options);
+        captures,
+    } = datasets;
     let threads = super::threads(&args.input);
     let mut packet_sink = PacketSink::new(packet_writer, threads);
     let mut event_writer = event_writer;
     let mut events = Events {
         table: Table::new(&event_schema().specs()),
+        anomalies: 0,
     };
     let files = [name.to_string()];
     // The worker stage verifies CRCs, and encodes as rows the frames the selection keeps;
@@ -361,9 +445,6 @@ fn export_capture(
         },
     )
     .with_context(|| format!("exporting {}", path.display()))?;
-    if input.records == 0 && input.failed {
-        return Ok(Outcome::Unreadable);
-    }
     analyzer.finish();
     let first_ts = analyzer.first_ts;
     packet_sink.write(pending, first_ts)?;
@@ -372,28 +453,65 @@ fn export_capture(
         connections,
         events: event_writer,
         priorities,
+        captures,
     };
     events.drain(&mut analyzer, name, &files, &mut datasets.events)?;
+    let report = Report::new(&analyzer, &input);
+    let dropped = Dropped::of(&report, analyzer.anomalies.total() - events.anomalies);
+    let outcome = input.inputs.first().cloned().unwrap_or_default();
+    let status = match outcome.status {
+        InputStatus::Ok => CaptureStatus::Complete,
+        InputStatus::Truncated => CaptureStatus::Truncated,
+        InputStatus::Failed if input.records == 0 => CaptureStatus::Failed,
+        InputStatus::Failed => CaptureStatus::Damaged,
+    };
+    let display = crate::capture::merge::display_path(path);
+    let record = CaptureRecord {
+        capture: name,
+        path: &display,
+        size_bytes: std::fs::metadata(path)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len()),
+        packets: input.records,
+        first_ts_ns: first_ts,
+        last_ts_ns: analyzer.last_ts,
+        status,
+        broke_at: outcome.broke_at,
+        error: outcome.error.as_deref(),
+        dropped,
+    };
+    events.push_break(name, &record, &files)?;
     datasets.events.write(&events.table.finish()?, first_ts)?;
-    write_connections(&analyzer, &input, name, &mut datasets.connections)?;
+    write_connections(&report, first_ts, name, &mut datasets.connections)?;
     write_priorities(&analyzer, name, &mut datasets.priorities)?;
+    let mut table = Table::new(&capture_schema().specs());
+    capture_schema().push(&mut table, &record);
+    datasets.captures.write(&table.finish()?, first_ts)?;
     datasets
         .commit()
         .with_context(|| format!("exporting {}", path.display()))?;
-    Ok(if input.failed {
-        Outcome::Damaged
-    } else {
-        Outcome::Written
+    let lost = dropped.described();
+    if !lost.is_empty() {
+        eprintln!(
+            "rdmadump: {}: not exported, counted in the captures table: {}",
+            display,
+            lost.join(", ")
+        );
+    }
+    Ok(match status {
+        CaptureStatus::Complete | CaptureStatus::Truncated => Outcome::Written,
+        CaptureStatus::Damaged => Outcome::Damaged,
+        CaptureStatus::Failed => Outcome::Unreadable,
     })
 }
 
 fn write_connections(
-    analyzer: &Analyzer,
-    input: &InputReport,
+    report: &Report<'_>,
+    first_ts: Option<u64>,
     name: &str,
     out: &mut DatasetWriter,
 ) -> anyhow::Result<()> {
-    let report = Report::new(analyzer, input);
     let connections: Vec<_> = report.connections.iter().collect();
     // After the rows it reads: a schema's columns read rows of one lifetime.
     let schema = connection_schema();
@@ -408,10 +526,10 @@ fn write_connections(
     for record in directions.chain(flows) {
         schema.push(&mut table, &record);
         if table.rows() >= BATCH_ROWS {
-            out.write(&table.finish()?, analyzer.first_ts)?;
+            out.write(&table.finish()?, first_ts)?;
         }
     }
-    out.write(&table.finish()?, analyzer.first_ts)?;
+    out.write(&table.finish()?, first_ts)?;
     Ok(())
 }
 

@@ -5,6 +5,7 @@ use serde::{Serialize, Serializer};
 use super::pfc::{CascadeRow, StormRow};
 use super::values::{At, Displayed, Files, FlowId, NakAt, display, serialize_rows};
 use crate::analyze::capture_loss::MissedRun;
+use crate::analyze::key::FrameRef;
 use crate::analyze::{Anomaly, AnomalyDetail, Endpoints};
 use crate::dissect::Address;
 use crate::wire::ethernet::Mac;
@@ -98,6 +99,13 @@ pub enum Details<'a> {
         /// requests, read_responses or retransmissions.
         missed: &'static str,
     },
+    /// Where the capture file itself broke, cut short or damaged: a row of the export's
+    /// `events`, so that a query tells an incomplete capture from a complete one.
+    CaptureBroke {
+        layer: &'static str,
+        file_offset: u64,
+        message: &'a String,
+    },
 }
 
 /// The addresses of a packet whose CRC failed, to find the link that corrupted it.
@@ -151,6 +159,26 @@ impl<'a> AnomalyRow<'a> {
                 psn: run.first,
                 missing: run.count,
                 missed: run.what.name(),
+            },
+        }
+    }
+
+    /// The break of a capture cut short (kind `truncated`) or damaged (`malformed`) at
+    /// `file_offset`, as the export's `events` lists it: at the frame that could not be read.
+    pub fn capture_broke(
+        kind: &'static str,
+        at: FrameRef,
+        file_offset: u64,
+        message: &'a String,
+        files: Files<'a>,
+    ) -> Self {
+        AnomalyRow {
+            kind,
+            at: At::new(at, files),
+            details: Details::CaptureBroke {
+                layer: "capture",
+                file_offset,
+                message,
             },
         }
     }

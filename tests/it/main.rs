@@ -14,6 +14,8 @@ mod expected_fixtures;
 mod export;
 #[cfg(feature = "export")]
 mod export_engines;
+#[cfg(feature = "export")]
+mod export_truth;
 mod fields_extract;
 mod filter_diff;
 mod filter_limits;

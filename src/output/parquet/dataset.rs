@@ -183,11 +183,6 @@ impl DatasetWriter {
                     Partitioning::None => self.root.clone(),
                 };
                 fs::create_dir_all(&directory).map_err(io_error(&directory))?;
-                // Refuse early, before the work, rather than at the end.
-                let first = directory.join(self.file_name(0));
-                if first.exists() && !self.options.replace {
-                    return Err(ExportError::Exists(first));
-                }
                 self.directory = Some(directory.clone());
                 directory
             }
@@ -224,47 +219,132 @@ impl DatasetWriter {
         self.end_file()
     }
 
-    /// The final names that [`DatasetWriter::commit`] would take and that exist already.
+    /// Without `replace`, the files of an earlier export of this capture, in any partition:
+    /// a capture exported again, even under another date, would count its rows twice.
     pub fn conflicts(&self) -> Vec<PathBuf> {
         if self.options.replace {
             return Vec::new();
         }
-        self.finished
-            .iter()
-            .map(Temporary::target)
-            .filter(|target| target.exists())
-            .map(Path::to_path_buf)
-            .collect()
+        self.committed_files()
     }
 
-    /// Renames the finished files into place; with `replace`, removes the parts of an
-    /// earlier export of this capture that the new one does not overwrite.
-    pub fn commit(mut self) -> Result<Vec<PathBuf>, ExportError> {
-        self.end_file()?;
-        let mut names = Vec::with_capacity(self.finished.len());
-        for temporary in std::mem::take(&mut self.finished) {
-            let target = temporary.target().to_path_buf();
-            temporary.rename().map_err(io_error(&target))?;
-            names.push(target);
-        }
-        if self.options.replace
-            && let Some(directory) = &self.directory
-        {
-            let mut part = names.len();
-            loop {
-                let stale = directory.join(self.file_name(part));
-                if fs::remove_file(&stale).is_err() {
-                    break;
+    /// The capture's files in this dataset, in every partition; temporary files that a
+    /// killed run of the same capture left behind are removed on the way.
+    fn committed_files(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut directories = vec![self.root.clone()];
+        while let Some(directory) = directories.pop() {
+            let Ok(entries) = fs::read_dir(&directory) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    directories.push(path);
+                    continue;
                 }
-                part += 1;
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if self.is_part_name(&name) {
+                    files.push(path);
+                } else if let Some(pid) = self.temporary_owner(&name)
+                    && !process_is_running(pid)
+                {
+                    let _ = fs::remove_file(&path);
+                }
             }
         }
-        Ok(names)
+        files.sort();
+        files
+    }
+
+    /// `NAME-00000.parquet`: a part of this capture, and of no other, since the part
+    /// number's five digits and the extension cannot end another capture's name.
+    fn is_part_name(&self, name: &str) -> bool {
+        name.strip_prefix(self.capture.as_str())
+            .and_then(|rest| rest.strip_prefix('-'))
+            .and_then(|rest| rest.strip_suffix(".parquet"))
+            .is_some_and(|part| part.len() == 5 && part.bytes().all(|b| b.is_ascii_digit()))
+    }
+
+    /// The process that writes `name`, when it is one of this capture's temporary files
+    /// (`.NAME-00000.parquet.rdmadump-PID[-N].tmp`).
+    fn temporary_owner(&self, name: &str) -> Option<u32> {
+        let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+        let (part, owner) = rest.rsplit_once(".rdmadump-")?;
+        if !self.is_part_name(part) {
+            return None;
+        }
+        owner.split('-').next()?.parse().ok()
+    }
+
+    /// The files closed and waiting for the commit.
+    pub fn take_finished(&mut self) -> Result<Vec<Temporary>, ExportError> {
+        self.end_file()?;
+        Ok(std::mem::take(&mut self.finished))
+    }
+
+    /// After the files of [`DatasetWriter::take_finished`] are in place (`names`): with
+    /// `replace`, removes every other file of an earlier export of this capture.
+    pub fn remove_replaced(&self, names: &[PathBuf]) -> Result<(), ExportError> {
+        if !self.options.replace {
+            return Ok(());
+        }
+        for stale in self.committed_files() {
+            if !names.contains(&stale) {
+                fs::remove_file(&stale).map_err(io_error(&stale))?;
+            }
+        }
+        Ok(())
     }
 }
 
-/// A capture's name as it can appear in a file name.
+/// Renames every temporary file over its target, or none: when one rename fails, the
+/// files already renamed are removed again and the rest stay temporary (and are removed
+/// when dropped).
+pub fn commit_all(temporaries: Vec<Temporary>) -> Result<Vec<PathBuf>, ExportError> {
+    let mut names = Vec::with_capacity(temporaries.len());
+    for temporary in temporaries {
+        let target = temporary.target().to_path_buf();
+        if let Err(source) = temporary.rename() {
+            for done in &names {
+                let _ = fs::remove_file(done);
+            }
+            return Err(ExportError::Io {
+                path: target,
+                source,
+            });
+        }
+        names.push(target);
+    }
+    Ok(names)
+}
+
+/// Whether process `pid` still runs, so that its temporary files are not taken for an
+/// earlier run's: where that cannot be told (no `/proc`), it is taken to run.
+fn process_is_running(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    pid == std::process::id() || !proc.join("self").exists() || proc.join(pid.to_string()).exists()
+}
+
+/// A capture's name as it can appear in a file name. A name that had to be changed takes
+/// a hash of itself, so that `a b.pcap` and `a_b.pcap` do not end up as one capture.
 fn file_safe(name: &str) -> String {
+    let safe = sanitised(name);
+    if safe == name {
+        return safe;
+    }
+    format!("{safe}-{:08x}", fnv1a(name.as_bytes()))
+}
+
+/// FNV-1a, 32 bits: stable across builds and platforms, unlike the standard hasher.
+fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |hash, &byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
+fn sanitised(name: &str) -> String {
     let safe: String = name
         .chars()
         .map(|c| {
@@ -286,9 +366,12 @@ mod tests {
     use super::file_safe;
 
     #[test]
-    fn file_names_are_safe_and_never_hidden() {
-        assert_eq!(file_safe("host 1/a.pcap"), "host_1_a.pcap");
-        assert_eq!(file_safe(".hidden.pcap"), "hidden.pcap");
-        assert_eq!(file_safe(""), "capture");
+    fn file_names_are_safe_never_hidden_and_distinct() {
+        assert!(file_safe("host 1/a.pcap").starts_with("host_1_a.pcap-"));
+        assert!(file_safe(".hidden.pcap").starts_with("hidden.pcap-"));
+        assert!(file_safe("").starts_with("capture-"));
+        assert_eq!(file_safe("a_b.pcap"), "a_b.pcap");
+        assert_ne!(file_safe("a b.pcap"), file_safe("a_b.pcap"));
+        assert_ne!(file_safe("a b.pcap"), file_safe("a/b.pcap"));
     }
 }

@@ -86,7 +86,7 @@ pub fn event_schema<'a>() -> RowSchema<EventRecord<'a>> {
         ),
         text(
             "kind",
-            "psn_gap, go_back_n, retransmission, nak, rnr_nak, icrc_bad, vcrc_bad, pfc_storm, pause_storm, pause_cascade, lost_between, malformed, capture_missed",
+            "psn_gap, go_back_n, retransmission, nak, rnr_nak, icrc_bad, vcrc_bad, pfc_storm, pause_storm, pause_cascade, lost_between, malformed, capture_missed, truncated",
             |r: &EventRecord<'_>| r.anomaly.kind,
         ),
         int(
@@ -310,25 +310,29 @@ pub fn event_schema<'a>() -> RowSchema<EventRecord<'a>> {
         ),
         text(
             "layer",
-            "malformed: the layer where decoding stopped",
+            "malformed: the layer where decoding stopped (capture: the file broke there)",
             |r: &EventRecord<'_>| match r.details() {
-                Details::Malformed { layer, .. } => Some(*layer),
+                Details::Malformed { layer, .. } | Details::CaptureBroke { layer, .. } => {
+                    Some(*layer)
+                }
                 _ => None,
             },
         ),
         int(
             "offset",
-            "malformed: its byte offset in the frame",
+            "malformed: its byte offset in the frame; layer capture, and truncated: the byte offset in the capture file where it broke",
             |r: &EventRecord<'_>| match r.details() {
-                Details::Malformed { offset, .. } => Some(*offset),
+                Details::Malformed { offset, .. } => Some(i64::from(*offset)),
+                Details::CaptureBroke { file_offset, .. } => i64::try_from(*file_offset).ok(),
                 _ => None,
             },
         ),
         shown(
             "message",
-            "malformed: what was wrong",
+            "malformed, truncated: what was wrong",
             |r: &EventRecord<'_>| match r.details() {
-                Details::Malformed { message, .. } => Some(*message),
+                Details::Malformed { message, .. } => Some(*message as &dyn std::fmt::Display),
+                Details::CaptureBroke { message, .. } => Some(*message as &dyn std::fmt::Display),
                 _ => None,
             },
         ),

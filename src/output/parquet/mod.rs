@@ -1,7 +1,8 @@
-//! `rdmadump export`: the `packets`, `connections`, `events` and `priorities` datasets as Parquet, for
-//! DuckDB, Spark, Trino and ClickHouse. Their columns are documented in
+//! `rdmadump export`: the `packets`, `connections`, `events`, `priorities` and `captures`
+//! datasets as Parquet, for DuckDB, Spark, Trino and ClickHouse. Their columns are documented in
 //! docs/export-schema.md, which [`schema_markdown`] writes.
 
+pub mod captures;
 pub mod columns;
 pub mod connections;
 pub mod dataset;
@@ -12,10 +13,12 @@ pub mod priorities;
 pub mod rows;
 
 pub use columns::{ColumnSpec, Table};
-pub use dataset::{DatasetOptions, DatasetWriter, ExportError, Partitioning, SCHEMA_VERSION};
+pub use dataset::{
+    DatasetOptions, DatasetWriter, ExportError, Partitioning, SCHEMA_VERSION, commit_all,
+};
 
 /// The datasets, as the directories under `--output` name them.
-pub const DATASETS: [&str; 4] = ["packets", "connections", "events", "priorities"];
+pub const DATASETS: [&str; 5] = ["packets", "connections", "events", "priorities", "captures"];
 
 /// Every dataset's columns with their Arrow types, as Markdown tables.
 pub fn schema_markdown() -> String {
@@ -31,6 +34,7 @@ pub fn schema_markdown() -> String {
         ("connections", connections::connection_schema().specs()),
         ("events", events::event_schema().specs()),
         ("priorities", priorities::priority_schema().specs()),
+        ("captures", captures::capture_schema().specs()),
     ];
     for (name, columns) in tables {
         let _ = write!(
