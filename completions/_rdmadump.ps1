@@ -37,6 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
         }
         'rdmadump;read' {
             [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)')
+            [CompletionResult]::new('--decode', '--decode', [CompletionResultType]::ParameterName, 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark''s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma (repeatable)')
             [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--qp', '--qp', [CompletionResultType]::ParameterName, 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages')
@@ -69,6 +70,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
         }
         'rdmadump;analyze' {
             [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)')
+            [CompletionResult]::new('--decode', '--decode', [CompletionResultType]::ParameterName, 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark''s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma (repeatable)')
             [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--qp', '--qp', [CompletionResultType]::ParameterName, 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages')
@@ -122,6 +124,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
         }
         'rdmadump;export' {
             [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is)')
+            [CompletionResult]::new('--decode', '--decode', [CompletionResultType]::ParameterName, 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark''s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma (repeatable)')
             [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''')
             [CompletionResult]::new('--qp', '--qp', [CompletionResultType]::ParameterName, 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages')

@@ -85,13 +85,17 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__analyze)
-            opts="-Y -r -c -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --fail-on --single-point --order --skew-bound --all --offset --interval --max-buckets --html --html-top --help"
+            opts="-Y -r -c -h --roce-port --decode --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --fail-on --single-point --order --skew-bound --all --offset --interval --max-buckets --html --html-top --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --roce-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --decode)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -225,13 +229,17 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__export)
-            opts="-Y -r -o -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --output --max-file-size --partition --replace --name --schema --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --help"
+            opts="-Y -r -o -h --roce-port --decode --filter --qp --kind --no-mmap --color --threads --read-file --since --until --output --max-file-size --partition --replace --name --schema --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --roce-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --decode)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -511,13 +519,17 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__read)
-            opts="-Y -r -c -l -V -x -w -T -e -E -h --roce-port --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --line-buffered --verbose --hex --time --write --help"
+            opts="-Y -r -c -l -V -x -w -T -e -E -h --roce-port --decode --filter --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --line-buffered --verbose --hex --time --write --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --roce-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --decode)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

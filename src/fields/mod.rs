@@ -236,6 +236,7 @@ mod ip;
 mod ipoib;
 mod link;
 mod mad;
+mod nvme;
 mod pfc;
 mod tunnels;
 
@@ -277,6 +278,7 @@ const OWN_ORDER: &[&[Field]] = &[
     frame::CHECKS,
     mad::MAD,
     cm::CM,
+    nvme::NVME,
     tunnels::TUNNELS,
     tunnels::PRESENT,
     link::ETH_PRESENT,
@@ -290,6 +292,7 @@ const OWN_ORDER: &[&[Field]] = &[
     frame::CHECKS_PRESENT,
     mad::PRESENT,
     cm::PRESENT,
+    nvme::PRESENT,
     frame::CAPTURE_HEADERS_PRESENT,
 ];
 
@@ -299,6 +302,7 @@ const WIRESHARK_ORDER: &[&[Field]] = &[
     bth::WIRESHARK,
     frame::WIRESHARK,
     cm::WIRESHARK,
+    nvme::WIRESHARK,
     pfc::WIRESHARK_OPCODE,
     ip::WIRESHARK,
     pfc::WIRESHARK_CLASSES,

@@ -19,6 +19,7 @@ pub mod json;
 pub mod jsonw;
 pub mod mad_json;
 pub mod mad_text;
+mod nvme_read;
 #[cfg(feature = "export")]
 pub mod parquet;
 mod scalars;
