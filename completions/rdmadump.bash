@@ -85,7 +85,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__analyze)
-            opts="-d -Y -r -c -h --roce-port --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --fail-on --single-point --order --skew-bound --all --offset --interval --max-buckets --html --html-top --help"
+            opts="-d -Y -r -c -h --roce-port --decode --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --fail-on --single-point --order --skew-bound --all --offset --interval --max-buckets --html --html-top --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -96,6 +96,10 @@ _rdmadump() {
                     return 0
                     ;;
                 -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --decode)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -233,7 +237,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__export)
-            opts="-d -Y -r -o -h --roce-port --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --output --max-file-size --partition --replace --name --schema --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --help"
+            opts="-d -Y -r -o -h --roce-port --decode --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --output --max-file-size --partition --replace --name --schema --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -244,6 +248,10 @@ _rdmadump() {
                     return 0
                     ;;
                 -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --decode)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -527,7 +535,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__read)
-            opts="-d -Y -r -c -l -V -x -t -w -T -e -E -h --roce-port --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --line-buffered --verbose --hex --time --write --help"
+            opts="-d -Y -r -c -l -V -x -t -w -T -e -E -h --roce-port --decode --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --line-buffered --verbose --hex --time --write --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -538,6 +546,10 @@ _rdmadump() {
                     return 0
                     ;;
                 -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --decode)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

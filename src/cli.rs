@@ -148,6 +148,11 @@ pub struct InputArgs {
     #[arg(short = 'd', long = "roce-port", value_name = "PORT", value_parser = parse_roce_port)]
     pub roce_ports: Vec<u16>,
 
+    /// Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like
+    /// Wireshark's Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma (repeatable)
+    #[arg(long = "decode", value_name = "TARGET:PROTO")]
+    pub decode: Vec<crate::dissect::DecodeAs>,
+
     /// Only packets matching EXPR, e.g. 'bth.dest_qp == 0xb01 && aeth.kind == "nak"';
     /// @FILE reads EXPR from FILE
     #[arg(short = 'Y', long = "filter", value_name = "EXPR", value_parser = FilterText::argument)]

@@ -90,6 +90,7 @@ fn decode_record(linktype: u32, orig_len: u32, data: &[u8], options: u8) {
         } else {
             CrcMode::Deferred
         },
+        ..DecodeOptions::default()
     };
     let mut out = Output::default();
     let frame = u64::from(options) + 1;

@@ -9,6 +9,7 @@ pub mod flows;
 pub mod halve;
 pub mod hosts;
 pub mod key;
+pub mod nvme;
 pub mod pause_lanes;
 pub mod pause_overlap;
 pub mod pfc;
@@ -381,6 +382,8 @@ pub struct Analyzer {
     pub capture_missed_runs: u64,
     /// What each PFC priority carried, from the flows, once finished.
     pub priorities: priorities::PriorityCounts,
+    /// NVMe-oF commands per queue.
+    pub nvme: nvme::NvmeQueues,
 }
 
 impl Analyzer {
@@ -443,6 +446,7 @@ impl Analyzer {
             capture_missed: Vec::new(),
             capture_missed_runs: 0,
             priorities: priorities::PriorityCounts::default(),
+            nvme: nvme::NvmeQueues::default(),
         }
     }
 
@@ -471,6 +475,9 @@ impl Analyzer {
         }
         // `Kind::ALL` lists the kinds in declaration order.
         self.counts.by_kind[pkt.kind as usize] += 1;
+        if let Some(crate::dissect::Ulp::Nvme(nvme)) = &pkt.ulp {
+            self.nvme.observe(file, at.frame, at.ts_ns, nvme);
+        }
         self.icrc.add(pkt.icrc);
         self.vcrc.add(pkt.vcrc);
         if let Some(check) = pkt.icrc.filter(|c| c.status == CrcStatus::Bad) {
@@ -669,6 +676,7 @@ impl Analyzer {
             }
         }
         self.pfc.finish(&mut self.anomalies);
+        self.nvme.finish();
         self.anomalies
             .kept
             .sort_by_key(|a| (a.at.ts_ns.unwrap_or(0), a.at.file, a.at.frame));

@@ -32,6 +32,7 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<bool> {
                 extra_roce_ports: args.roce_ports.clone(),
                 // Kinds do not depend on CRCs: they are located, never computed.
                 crc: CrcMode::Deferred,
+                ..DecodeOptions::default()
             })
         });
         let mut count_kind = |record: &Record<'_>, frame| {

@@ -186,6 +186,7 @@ pub fn time_window(args: &InputArgs, paths: &[PathBuf]) -> TimeWindow {
 pub fn decode_options(args: &InputArgs) -> DecodeOptions {
     DecodeOptions {
         extra_roce_ports: args.roce_ports.clone(),
+        decode_as: args.decode.clone(),
         ..DecodeOptions::default()
     }
 }

@@ -15,6 +15,7 @@ mod state;
 mod transport;
 mod tunnel;
 mod tunnel_stack;
+mod ulp;
 mod upper;
 
 pub use ipoib::looks_like_ipoib;
@@ -23,6 +24,10 @@ pub use ipoib::looks_like_ipoib;
 pub(crate) use mad::tests::{decode as decode_ib, dr_get, smp_frame};
 pub use state::{
     Decoder, FrameClocks, IPOIB_QP_CAPACITY, IpoibCmState, IpoibQps, decode_with_state,
+};
+pub use ulp::{
+    CommandLink, DecodeAs, DecodeTarget, Nvme, NvmeMsg, QueueRef, RecognisedBy, Transfer, Ulp,
+    UlpProto, UlpState, command_detail, command_name, sgl_type_name,
 };
 
 use std::net::{IpAddr, Ipv4Addr};
@@ -278,6 +283,8 @@ pub struct Packet<'a> {
     pub ipoib: Option<IpoibHeader<'a>>,
     /// TCP, ICMP or ARP: what non-RDMA frames are named by.
     pub upper: Option<Upper<'a>>,
+    /// What rides on RDMA (NVMe-oF...): set only by a [`Decoder`], which knows the queues.
+    pub ulp: Option<Ulp<'a>>,
 
     pub icrc: Option<CrcCheck>,
     pub vcrc: Option<CrcCheck>,
@@ -433,6 +440,8 @@ pub struct DecodeOptions {
     /// UDP destination ports taken as RoCE v2, besides 4791.
     pub extra_roce_ports: Vec<u16>,
     pub crc: CrcMode,
+    /// Upper-layer protocols forced on a QP or a CM port (`--decode`).
+    pub decode_as: Vec<DecodeAs>,
 }
 
 impl DecodeOptions {

@@ -1,10 +1,12 @@
 //! Decoding that learns from earlier packets: which RC queue pairs carry IPoIB in
-//! connected mode, known only from the CM exchange that set them up. A [`Decoder`] decodes
+//! connected mode, known only from the CM exchange that set them up, and which carry an
+//! upper-layer protocol such as NVMe-oF, with its outstanding commands ([`UlpState`]). A [`Decoder`] decodes
 //! records in capture order on one thread; the threaded pipeline (`crate::pipeline`) on
 //! three threads or more decodes batches side by side with [`decode_with_state`], each
 //! from a copy of the [`IpoibCmState`] before it, and commits the batches' states in
 //! order. The stateless [`super::dissect`] knows none of this.
 
+use super::ulp::{self, UlpState};
 use super::{DecodeOptions, FrameClock, Packet, dissect_with};
 use crate::capture::Record;
 use crate::wire::mad::cm::{CmMsg, ipoib_cm_qpn};
@@ -70,14 +72,16 @@ impl IpoibQps {
 const PENDING_REQS: usize = 64;
 
 /// What decoding learns from earlier records and applies to later ones: the
-/// connected-mode IPoIB queue pairs, and the IPoIB-CM REQs still waiting for their REP.
-/// Cloned when batches are decoded on several threads (see [`decode_with_state`]).
+/// connected-mode IPoIB queue pairs, the IPoIB-CM REQs still waiting for their REP, and the
+/// upper-layer protocols' queues and commands. Cloned when batches are decoded on several
+/// threads (see [`decode_with_state`]).
 #[derive(Debug, Clone)]
 pub struct IpoibCmState {
     ipoib_qps: IpoibQps,
     pending_reqs: [u32; PENDING_REQS],
     pending_len: usize,
     pending_next: usize,
+    ulp: UlpState,
 }
 
 impl Default for IpoibCmState {
@@ -87,6 +91,7 @@ impl Default for IpoibCmState {
             pending_reqs: [0; PENDING_REQS],
             pending_len: 0,
             pending_next: 0,
+            ulp: UlpState::default(),
         }
     }
 }
@@ -174,7 +179,9 @@ pub fn decode_with_state<'a>(
 ) -> bool {
     dissect_with(pkt, record, frame, opts, Some(&state.ipoib_qps));
     pkt.clock = clock;
-    pkt.mad.is_some() && state.learn_from_cm(pkt)
+    let learnt_ipoib = pkt.mad.is_some() && state.learn_from_cm(pkt);
+    let learnt_ulp = ulp::decode(pkt, &mut state.ulp, &opts.decode_as);
+    learnt_ipoib | learnt_ulp
 }
 
 /// Decodes records one after another, remembering what later records need.

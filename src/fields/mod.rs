@@ -285,6 +285,7 @@ mod ip;
 mod ipoib;
 mod link;
 mod mad;
+mod nvme;
 mod pfc;
 mod protocols;
 mod tunnels;
@@ -328,6 +329,7 @@ const OWN_ORDER: &[&[Field]] = &[
     frame::CHECKS,
     mad::MAD,
     cm::CM,
+    nvme::NVME,
     tunnels::TUNNELS,
     tunnels::PRESENT,
     link::ETH_PRESENT,
@@ -341,6 +343,7 @@ const OWN_ORDER: &[&[Field]] = &[
     frame::CHECKS_PRESENT,
     mad::PRESENT,
     cm::PRESENT,
+    nvme::PRESENT,
     frame::CAPTURE_HEADERS_PRESENT,
 ];
 
@@ -351,6 +354,7 @@ const WIRESHARK_ORDER: &[&[Field]] = &[
     bth::WIRESHARK,
     frame::WIRESHARK,
     cm::WIRESHARK,
+    nvme::WIRESHARK,
     pfc::WIRESHARK_OPCODE,
     ip::WIRESHARK,
     pfc::WIRESHARK_CLASSES,

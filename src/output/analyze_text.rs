@@ -103,6 +103,7 @@ pub fn render(report: &Report<'_>, style: Style) -> String {
     flows(&mut out, report, style);
     pfc(&mut out, report, style);
     priorities(&mut out, report, style);
+    super::analyze_nvme::render(&mut out, report, style);
     anomalies(&mut out, report, style);
     out
 }

@@ -3,7 +3,7 @@
 
 use super::jsonw::Obj;
 use crate::crc::CrcCheck;
-use crate::dissect::{Encap, IpHeader, Packet, Tunnel, Upper};
+use crate::dissect::{Encap, IpHeader, Packet, Tunnel, Ulp, Upper};
 use crate::wire::aeth::{self, Syndrome};
 use crate::wire::erspan::ErspanCommon;
 use crate::wire::opcode;
@@ -47,6 +47,9 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
         write_transport(&mut o, pkt);
         if let Some(mad) = &pkt.mad {
             super::mad_json::write_mad(&mut o, mad);
+        }
+        if let Some(Ulp::Nvme(nvme)) = &pkt.ulp {
+            super::nvme_read::write_json(&mut o, nvme);
         }
         if let Some(pfc) = &pkt.pfc {
             let mut p = o.obj("pfc");

@@ -5,6 +5,7 @@ mod analyze_cnp;
 #[cfg(feature = "cli")]
 mod analyze_connections;
 pub mod analyze_json;
+mod analyze_nvme;
 #[cfg(feature = "cli")]
 pub mod analyze_text;
 pub mod atomic;
@@ -19,6 +20,7 @@ pub mod json;
 pub mod jsonw;
 pub mod mad_json;
 pub mod mad_text;
+mod nvme_read;
 #[cfg(feature = "export")]
 pub mod parquet;
 mod scalars;

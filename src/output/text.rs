@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::time::Clock;
 use crate::crc::{CrcCheck, CrcStatus};
-use crate::dissect::{Encap, Kind, Packet};
+use crate::dissect::{Encap, Kind, Packet, Ulp};
 use crate::wire::aeth::{self, Syndrome};
 use crate::wire::erspan::ErspanCommon;
 use crate::wire::opcode;
@@ -119,6 +119,9 @@ fn write_transport(out: &mut Vec<u8>, pkt: &Packet<'_>) {
     }
     if let Some(mad) = &pkt.mad {
         super::mad_text::write_mad(out, mad);
+    }
+    if let Some(Ulp::Nvme(nvme)) = &pkt.ulp {
+        super::nvme_read::write_summary(out, nvme);
     }
     if let Some(pfc) = &pkt.pfc {
         let quanta = pfc.quanta();

@@ -72,6 +72,7 @@ fn title(key: &[u8]) -> &str {
         b"ieth" => "Invalidate Extended Transport Header",
         b"mad" => "Management Datagram",
         b"cm" => "Communication Management",
+        b"nvme" => "NVM Express over Fabrics (RDMA)",
         b"pfc" => "Priority-based Flow Control",
         b"pause" => "MAC Control PAUSE",
         b"icrc" => "Invariant CRC",

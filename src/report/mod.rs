@@ -12,6 +12,7 @@ pub mod anomalies;
 pub mod congestion;
 pub mod connections;
 pub mod flows;
+pub mod nvme;
 pub mod pfc;
 pub mod points;
 pub mod priorities;
@@ -62,6 +63,9 @@ pub struct Report<'a> {
     pub pfc: PfcSummary<'a>,
     /// Per PFC priority: what it carried and how long it was paused.
     pub priorities: Vec<priorities::PriorityRow>,
+    /// Per NVMe-oF queue: commands, latency, errors; absent without NVMe-oF.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nvme: Vec<nvme::QueueRow>,
     #[serde(serialize_with = "summary::anomaly_counts")]
     pub anomaly_counts: &'a AnomalySink,
     pub anomalies_omitted: u64,
@@ -122,6 +126,7 @@ impl<'a> Report<'a> {
             },
             pfc: PfcSummary::new(analyzer, files),
             priorities: priorities::rows(analyzer),
+            nvme: nvme::rows(analyzer),
             anomaly_counts: sink,
             anomalies_omitted: sink.total() - sink.kept.len() as u64,
             anomalies_limit: sink.limit() as u64,

@@ -29,6 +29,7 @@ pub mod ipv6;
 pub mod lrh;
 pub mod mac_control;
 pub mod mad;
+pub mod nvme;
 pub mod opcode;
 pub mod rdeth;
 pub mod reth;
@@ -79,6 +80,7 @@ pub enum Layer {
     Arp,
     Tcp,
     Icmp,
+    Nvme,
 }
 
 impl Layer {
@@ -121,6 +123,7 @@ impl Layer {
             Layer::Arp => "arp",
             Layer::Tcp => "tcp",
             Layer::Icmp => "icmp",
+            Layer::Nvme => "nvme",
         }
     }
 }

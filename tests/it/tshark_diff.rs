@@ -60,6 +60,8 @@ enum Conv {
     Gid,
     /// The CM message name, from tshark's Info column ("CM: ConnectRequest").
     CmName,
+    /// A latency tshark gives in milliseconds (`nvme.cmd_latency`), as integer nanoseconds.
+    MsAsNs,
 }
 
 struct Field {
@@ -1599,6 +1601,137 @@ const LAYERS: &[Layer] = &[
             ),
         ],
     ),
+    // NVMe-oF over RDMA (SLBA and NLB, the REQ's and REJ's private data are decoded by tshark on
+    // no capture here: rows 49 and 50 of docs/tshark-differences.md). tshark splits NVMe-set commands (nvme.cmd.*), Fabrics commands
+    // (nvme.fabrics.cmd.*), completions (nvme.cqe.*) and the CM private data (nvme-rdma.cm.*);
+    // rdmadump has one `nvme` layer whose keys say which it is.
+    layer(
+        "nvme.cmd",
+        "/nvme/nsid",
+        &["nvme.cmd.opc"],
+        &[
+            f("nvme.cmd.opc", "/nvme/opcode", &["nvme.cmd.opc"], Num),
+            f("nvme.cmd.cid", "/nvme/cid", &["nvme.cmd.cid"], Num),
+            f("nvme.cmd.nsid", "/nvme/nsid", &["nvme.cmd.nsid"], Num),
+            f(
+                "nvme.cmd.sgl.type",
+                "/nvme/sgl/type",
+                &["nvme.cmd.sgl.type"],
+                Num,
+            ),
+            f(
+                "nvme.cmd.sgl1.addr",
+                "/nvme/sgl/address",
+                &["nvme.cmd.sgl1.addr"],
+                Num,
+            ),
+            f(
+                "nvme.cmd.sgl1.len",
+                "/nvme/sgl/length",
+                &["nvme.cmd.sgl1.len"],
+                Num,
+            ),
+            f(
+                "nvme.cmd.sgl1.key",
+                "/nvme/sgl/key",
+                &["nvme.cmd.sgl1.key"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "nvme.fabrics.cmd",
+        "/nvme/fctype",
+        &["nvme.fabrics.cmd.fctype"],
+        &[
+            f(
+                "nvme.fabrics.cmd.fctype",
+                "/nvme/fctype",
+                &["nvme.fabrics.cmd.fctype"],
+                Num,
+            ),
+            f(
+                "nvme.fabrics.cmd.cid",
+                "/nvme/cid",
+                &["nvme.fabrics.cmd.cid"],
+                Num,
+            ),
+            f(
+                "nvme.fabrics.cmd.connect.qid",
+                "/nvme/connect/qid",
+                &["nvme.fabrics.cmd.connect.qid"],
+                Num,
+            ),
+            f(
+                "nvme.fabrics.cmd.connect.sqsize",
+                "/nvme/connect/sqsize",
+                &["nvme.fabrics.cmd.connect.sqsize"],
+                Num,
+            ),
+            f(
+                "nvme.fabrics.cmd.connect.kato",
+                "/nvme/connect/kato",
+                &["nvme.fabrics.cmd.connect.kato"],
+                Num,
+            ),
+            f(
+                "nvme.fabrics.cmd.prop_get_set.offset",
+                "/nvme/property/offset",
+                &["nvme.fabrics.cmd.prop_get_set.offset"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "nvme.cqe",
+        "/nvme/sq_head",
+        &["nvme.cqe.sqhd"],
+        &[
+            f("nvme.cqe.cid", "/nvme/cid", &["nvme.cqe.cid"], Num),
+            f("nvme.cqe.sqhd", "/nvme/sq_head", &["nvme.cqe.sqhd"], Num),
+            f("nvme.cqe.sqid", "/nvme/sq_id", &["nvme.cqe.sqid"], Num),
+            f("nvme.cqe.status", "/nvme/status", &["nvme.cqe.status"], Num),
+            f(
+                "nvme.cqe.status.sc",
+                "/nvme/sc",
+                &["nvme.cqe.status.sc"],
+                Num,
+            ),
+            f(
+                "nvme.cqe.status.sct",
+                "/nvme/sct",
+                &["nvme.cqe.status.sct"],
+                Num,
+            ),
+            f(
+                "nvme.cmd_pkt",
+                "/nvme/command/frame",
+                &["nvme.cmd_pkt", "nvme.fabrics.cmd_pkt"],
+                Num,
+            ),
+            f(
+                "nvme.cmd_latency",
+                "/nvme/command/latency_ns",
+                &["nvme.cmd_latency", "nvme.fabrics.cmd_latency"],
+                MsAsNs,
+            ),
+        ],
+    ),
+    layer(
+        "nvme-rdma.cm",
+        "/nvme/cm",
+        &[
+            "nvme-rdma.cm.req.qid",
+            "nvme-rdma.cm.rsp.crqsize",
+            "nvme-rdma.cm.rej.status",
+        ],
+        &[f(
+            "nvme-rdma.cm.rsp.crqsize",
+            "/nvme/cm/crqsize",
+            &["nvme-rdma.cm.rsp.crqsize"],
+            Num,
+        )],
+    ),
     // Never in rdmadump's output: present only so that tshark decoding TFTP shows as a difference.
     layer("tftp", "/tftp", &["tftp.opcode"], &[]),
     layer(
@@ -1641,6 +1774,10 @@ struct Known {
 
 fn is_cm_mad(frame: &Value) -> bool {
     frame.pointer("/mad/class").and_then(Value::as_u64) == Some(0x07)
+}
+
+fn is_nvme_cm_req(frame: &Value) -> bool {
+    frame.pointer("/nvme/type").and_then(Value::as_str) == Some("cm_req")
 }
 
 fn is_ipoib(frame: &Value) -> bool {
@@ -2013,6 +2150,31 @@ const KNOWN: &[Known] = &[
          Packet Rate the low 6 (0); tshark 4.0 shows 0x003a1 and 0x3a, masks misplaced by a byte.",
     ),
     known(
+        48,
+        "nvme-rdma-discover.pcap",
+        List(&[1]),
+        &["cm.req.flow_label", "cm.req.packet_rate"],
+        "REQ primary path word 0x2bba0006: Flow Label 0x2bba0, Packet Rate 6 (IBA 12.6.5); tshark \
+         4.0 misplaces the masks by a byte as in row 27.",
+    ),
+    known(
+        49,
+        "*",
+        Where("NVMe-oF CM REQ", is_nvme_cm_req),
+        &["nvme-rdma.cm"],
+        "tshark attaches NVMe-oF to the CM conversation the REQ creates, so the REQ's own private \
+         data (NVMe-oF 1.1 figure 49) is not decoded; rdmadump decodes it.",
+    ),
+    known(
+        50,
+        "nvme/nvme_rdma.pcap",
+        List(&[16, 17, 19, 20, 21, 22]),
+        &["nvme.cmd", "nvme.cqe"],
+        "The I/O queue whose CM was not captured: tshark recognises NVMe-oF only from CM and \
+         decodes nothing; rdmadump recognises it by traffic from the first response (frame 16, \
+         answering frame 13's CID).",
+    ),
+    known(
         28,
         "infiniband-erf.pcap",
         List(&[7, 27, 34]),
@@ -2346,6 +2508,10 @@ fn theirs_value(row: &Row, field: &Field, inner: Option<&[&'static str]>) -> Opt
             Ok(v4) => v4.to_ipv6_mapped().to_string(),
             Err(_) => first.to_string(),
         }),
+        MsAsNs => first
+            .parse::<f64>()
+            .ok()
+            .map(|ms| ((ms * 1e6).round() as u64).to_string()),
         CmName => first
             .split_once("CM: ")
             .map(|(_, name)| name.split_whitespace().next().unwrap_or("").to_string()),
@@ -2802,7 +2968,7 @@ fn erf_wrap(records: &[IbRecord]) -> Vec<u8> {
 
 fn captures() -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
-    for dir in ["", "scenarios", "connections", "tunnel_pfc"] {
+    for dir in ["", "scenarios", "connections", "tunnel_pfc", "nvme"] {
         let path = fixture(dir);
         let mut names: Vec<String> = std::fs::read_dir(&path)
             .unwrap()
@@ -2819,7 +2985,12 @@ fn captures() -> Vec<(String, PathBuf)> {
             files.push((label, path.join(name)));
         }
     }
-    for name in ["infiniband-erf.pcap", "rdma-cm-rxe.pcap", "ipoib.pcap"] {
+    for name in [
+        "infiniband-erf.pcap",
+        "rdma-cm-rxe.pcap",
+        "ipoib.pcap",
+        "nvme-rdma-discover.pcap",
+    ] {
         files.extend(real_capture(name).map(|path| (name.to_string(), path)));
     }
     files

@@ -65,6 +65,7 @@ mod field {
         /// Failover Accepted, End-to-End Flow Control, RNR Retry Count and SRQ.
         pub const RNR_RETRY_SRQ: usize = 27;
         pub const LOCAL_CA_GUID: Field = 28..36;
+        pub const PRIVATE_DATA: Field = 36..232;
     }
 
     /// ConnectReject (IBA 12.6.7).
@@ -74,6 +75,8 @@ mod field {
         /// Message REJected, then reserved bits.
         pub const MESSAGE_REJECTED: usize = 8;
         pub const REASON: Field = 10..12;
+        /// After the 72 bytes of Additional Reject Information.
+        pub const PRIVATE_DATA: Field = 84..232;
     }
 
     /// DisconnectRequest (IBA 12.6.10).
@@ -273,6 +276,28 @@ impl<'a> Cm<'a> {
 
     pub fn rep(&self) -> Option<Rep<'a>> {
         (self.msg == CmMsg::Rep).then_some(Rep(self.bytes()))
+    }
+
+    /// The consumer's private data of a REQ, REP or REJ: where an upper protocol (NVMe-oF,
+    /// iSER, SMB Direct) states its connection parameters. A REQ's begins with the RDMA IP CM
+    /// header when its service ID is in the IP range.
+    pub fn private_data(&self) -> Option<&'a [u8]> {
+        let bytes = self.bytes();
+        match self.msg {
+            CmMsg::Req => Some(&bytes[field::req::PRIVATE_DATA]),
+            CmMsg::Rep => Some(&bytes[field::rep::PRIVATE_DATA]),
+            CmMsg::Rej => Some(&bytes[field::rej::PRIVATE_DATA]),
+            _ => None,
+        }
+    }
+
+    /// Where [`Cm::private_data`] starts, counted from the CM body, for error offsets.
+    pub fn private_data_offset(&self) -> usize {
+        match self.msg {
+            CmMsg::Rep => field::rep::PRIVATE_DATA.start,
+            CmMsg::Rej => field::rej::PRIVATE_DATA.start,
+            _ => field::req::PRIVATE_DATA.start,
+        }
     }
 
     /// REJ: the reason code (IBA table 112).

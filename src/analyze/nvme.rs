@@ -1,0 +1,191 @@
+//! NVMe-oF commands per queue, timed from command capsule to response capsule: what the
+//! decoder linked (`crate::dissect::Ulp`), counted. A frame that is not NVMe-oF costs the
+//! caller one test of `Packet::ulp`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::dissect::{CommandLink, Nvme, NvmeMsg, RecognisedBy};
+use crate::wire::nvme::names::{self, io};
+
+/// The slowest commands kept per queue.
+pub const SLOWEST: usize = 5;
+
+/// A command answered in the capture.
+#[derive(Debug, Clone)]
+pub struct Timed {
+    pub name: &'static str,
+    pub cid: u16,
+    pub frame: u64,
+    pub response_frame: u64,
+    pub start_ns: Option<u64>,
+    pub end_ns: Option<u64>,
+    pub latency_ns: Option<u64>,
+    pub status: &'static str,
+    pub bytes: u32,
+}
+
+#[derive(Debug, Clone)]
+struct Open {
+    ts_ns: Option<u64>,
+}
+
+/// One queue's commands.
+#[derive(Debug, Clone)]
+pub struct QueueStats {
+    pub file: usize,
+    pub queue: u32,
+    pub qid: Option<u16>,
+    pub recognised_by: RecognisedBy,
+    pub commands: BTreeMap<&'static str, u64>,
+    pub answered: Vec<Timed>,
+    open: HashMap<u64, Open>,
+    /// Commands still open at the end: never answered in the capture.
+    pub unanswered: u64,
+    pub max_outstanding: u64,
+    /// (time, commands outstanding) after each command and response.
+    pub outstanding: Vec<(u64, u64)>,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub errors: BTreeMap<&'static str, u64>,
+}
+
+/// Every NVMe-oF queue the capture showed, by input and queue number.
+#[derive(Debug, Default)]
+pub struct NvmeQueues {
+    pub queues: BTreeMap<(usize, u32), QueueStats>,
+}
+
+impl NvmeQueues {
+    pub fn observe(&mut self, file: usize, frame: u64, ts_ns: Option<u64>, nvme: &Nvme<'_>) {
+        let q = self
+            .queues
+            .entry((file, nvme.queue.index))
+            .or_insert_with(|| QueueStats {
+                file,
+                queue: nvme.queue.index,
+                qid: nvme.queue.qid,
+                recognised_by: nvme.queue.recognised_by,
+                commands: BTreeMap::new(),
+                answered: Vec::new(),
+                open: HashMap::new(),
+                unanswered: 0,
+                max_outstanding: 0,
+                outstanding: Vec::new(),
+                bytes_read: 0,
+                bytes_written: 0,
+                errors: BTreeMap::new(),
+            });
+        q.qid = q.qid.or(nvme.queue.qid);
+        match &nvme.msg {
+            NvmeMsg::Command { sqe, .. } => {
+                *q.commands
+                    .entry(crate::dissect::command_name(sqe, nvme.queue.qid))
+                    .or_default() += 1;
+                q.open.insert(frame, Open { ts_ns });
+                q.note_outstanding(ts_ns);
+            }
+            NvmeMsg::Response { cqe, command } => {
+                let Some(link) = command else { return };
+                // A command the traffic taught the queue by is answered before it was seen.
+                let opened = q.open.remove(&link.frame);
+                if opened.is_none() {
+                    *q.commands.entry(link.name).or_default() += 1;
+                }
+                let start_ns = opened
+                    .and_then(|o| o.ts_ns)
+                    .or_else(|| ts_ns.zip(link.latency_ns).map(|(t, l)| t.saturating_sub(l)));
+                let status = names::status_name(cqe.sct(), cqe.sc());
+                if !cqe.is_success() {
+                    *q.errors.entry(status).or_default() += 1;
+                } else {
+                    q.count_bytes(link);
+                }
+                q.answered.push(Timed {
+                    name: link.name,
+                    cid: link.cid,
+                    frame: link.frame,
+                    response_frame: frame,
+                    start_ns,
+                    end_ns: ts_ns,
+                    latency_ns: link.latency_ns,
+                    status,
+                    bytes: link.data_len,
+                });
+                q.note_outstanding(ts_ns);
+            }
+            _ => {}
+        }
+    }
+
+    pub fn finish(&mut self) {
+        for q in self.queues.values_mut() {
+            q.unanswered = q.open.len() as u64;
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queues.is_empty()
+    }
+}
+
+impl QueueStats {
+    fn note_outstanding(&mut self, ts_ns: Option<u64>) {
+        let now = self.open.len() as u64;
+        self.max_outstanding = self.max_outstanding.max(now);
+        if let Some(ts) = ts_ns {
+            self.outstanding.push((ts, now));
+        }
+    }
+
+    fn count_bytes(&mut self, link: &CommandLink) {
+        if link.fctype.is_some() || self.qid == Some(0) {
+            return;
+        }
+        match link.opcode {
+            io::READ => self.bytes_read += u64::from(link.data_len),
+            io::WRITE => self.bytes_written += u64::from(link.data_len),
+            _ => {}
+        }
+    }
+
+    /// Latencies of the answered commands, sorted.
+    pub fn latencies(&self) -> Vec<u64> {
+        let mut all: Vec<u64> = self.answered.iter().filter_map(|t| t.latency_ns).collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// The slowest answered commands, slowest first (ties by frame).
+    pub fn slowest(&self) -> Vec<&Timed> {
+        let mut all: Vec<&Timed> = self
+            .answered
+            .iter()
+            .filter(|t| t.latency_ns.is_some())
+            .collect();
+        all.sort_by(|a, b| b.latency_ns.cmp(&a.latency_ns).then(a.frame.cmp(&b.frame)));
+        all.truncate(SLOWEST);
+        all
+    }
+}
+
+/// The nearest-rank percentile `p` (0-100) of sorted values.
+pub fn percentile(sorted: &[u64], p: u64) -> Option<u64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (p * sorted.len() as u64).div_ceil(100).max(1);
+    sorted.get(rank as usize - 1).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v = [75_000, 250_000, 400_000];
+        assert_eq!(percentile(&v, 50), Some(250_000));
+        assert_eq!(percentile(&v, 99), Some(400_000));
+        assert_eq!(percentile(&[], 50), None);
+    }
+}

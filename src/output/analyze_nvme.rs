@@ -1,0 +1,80 @@
+//! The NVMe-oF section of `analyze`'s text report: one table of queues, then each queue's
+//! slowest commands.
+
+use std::fmt::Write;
+
+use comfy_table::Cell;
+
+use super::analyze_text::{Style, number, table};
+use crate::report::Report;
+
+fn ms(ns: Option<u64>) -> String {
+    ns.map_or("-".to_string(), |ns| format!("{:.3}", ns as f64 / 1e6))
+}
+
+pub fn render(out: &mut String, a: &Report<'_>, style: Style) {
+    if a.nvme.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nNVMe-oF queues");
+    let mut t = table(
+        style,
+        &[
+            "queue",
+            "qid",
+            "by",
+            "commands",
+            "answered",
+            "unanswered",
+            "p50 ms",
+            "p99 ms",
+            "max ms",
+            "max out",
+            "read",
+            "written",
+            "errors",
+        ],
+    );
+    for q in &a.nvme {
+        let commands: Vec<String> = q.commands.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        let errors: Vec<String> = q.errors.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        t.add_row(vec![
+            Cell::new(q.queue),
+            Cell::new(q.qid.map_or("-".to_string(), |q| q.to_string())),
+            Cell::new(q.recognised_by),
+            Cell::new(commands.join(", ")),
+            number(q.answered),
+            number(q.unanswered),
+            Cell::new(ms(q.latency.p50_ns)),
+            Cell::new(ms(q.latency.p99_ns)),
+            Cell::new(ms(q.latency.max_ns)),
+            number(q.max_outstanding),
+            number(q.bytes_read),
+            number(q.bytes_written),
+            Cell::new(if errors.is_empty() {
+                "-".to_string()
+            } else {
+                errors.join(", ")
+            }),
+        ]);
+    }
+    let _ = writeln!(out, "{}", t.trim_fmt());
+    for q in a.nvme.iter().filter(|q| !q.slowest.is_empty()) {
+        let _ = writeln!(out, "\nSlowest NVMe-oF commands, queue {}", q.queue);
+        let mut t = table(
+            style,
+            &["command", "cid", "frame", "response", "ms", "status"],
+        );
+        for s in &q.slowest {
+            t.add_row(vec![
+                Cell::new(s.name),
+                Cell::new(s.cid),
+                Cell::new(s.frame),
+                Cell::new(s.response_frame),
+                Cell::new(ms(s.latency_ns)),
+                Cell::new(s.status),
+            ]);
+        }
+        let _ = writeln!(out, "{}", t.trim_fmt());
+    }
+}

@@ -1,0 +1,155 @@
+//! NVMe over Fabrics on RDMA, against fixtures/nvme/expected.json, whose truth
+//! fixtures/gen/make_nvme.py typed by hand from the capsules it assembled.
+
+use serde_json::Value;
+
+use crate::harness::{fixture, rdmadump, read_json, stdout};
+
+fn expected() -> Value {
+    let text = std::fs::read_to_string(fixture("nvme/expected.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Every key of `want` is in `got` with the same value; objects are compared key by key.
+fn assert_subset(frame: &str, want: &Value, got: &Value, path: &str) {
+    match want {
+        Value::Object(map) => {
+            for (key, value) in map {
+                let inner = got.get(key).unwrap_or(&Value::Null);
+                assert_subset(frame, value, inner, &format!("{path}.{key}"));
+            }
+        }
+        _ => assert_eq!(got, want, "frame {frame}: {path}"),
+    }
+}
+
+#[test]
+fn capsules_cm_and_data_links_decode_as_assembled() {
+    let frames = read_json(&fixture("nvme/nvme_rdma.pcap"), &[]);
+    let truth = expected();
+    for (number, want) in truth["frames"].as_object().unwrap() {
+        let index: usize = number.parse().unwrap();
+        let frame = &frames[index - 1];
+        match want {
+            // Before its queue is known, a frame is not NVMe-oF.
+            Value::Null => assert!(frame.get("nvme").is_none(), "frame {number}: {frame}"),
+            want => assert_subset(number, want, &frame["nvme"], "nvme"),
+        }
+    }
+}
+
+#[test]
+fn the_text_line_reads_like_tsharks_info() {
+    let out = rdmadump(&["read", fixture("nvme/nvme_rdma.pcap").to_str().unwrap()]);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[3].ends_with("| NVMeOF Connect cid 1 sgl len 1024 key 0xa001"),
+        "{}",
+        lines[3]
+    );
+    assert!(
+        lines[6].contains("| NVMeOF CQE for Connect cid 1 sqhd 1 cmd frame 4 latency 250.000 us")
+    );
+    assert!(
+        lines[16].contains("| NVMe Read cid 17 nsid 1 slba 2048 nlb 8 "),
+        "{}",
+        lines[16]
+    );
+    assert!(lines[20].contains("LBA Out of Range DNR"), "{}", lines[20]);
+}
+
+#[test]
+fn fields_reach_nvme_values_under_wireshark_names() {
+    let out = rdmadump(&[
+        "read",
+        "-T",
+        "fields",
+        "-e",
+        "frame.number",
+        "-e",
+        "nvme.cmd.opc",
+        "-e",
+        "nvme.command.latency_ns",
+        "-Y",
+        "nvme",
+        fixture("nvme/nvme_rdma.pcap").to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows.contains(&"8\t6\t"), "{rows:?}");
+    assert!(rows.contains(&"19\t\t500000"), "{rows:?}");
+    assert!(!rows.iter().any(|r| r.starts_with("13\t")), "{rows:?}");
+}
+
+#[test]
+fn decode_as_names_a_queue_tshark_and_traffic_cannot() {
+    // Forced on the controller QP of queue 1, its first command (frame 13) is decoded too.
+    let frames = read_json(
+        &fixture("nvme/nvme_rdma.pcap"),
+        &["--decode", "qp=0x404:nvme-rdma"],
+    );
+    assert_eq!(frames[12]["nvme"]["name"], "Write");
+    assert_eq!(frames[12]["nvme"]["recognised_by"], "option");
+}
+
+#[test]
+fn analyze_times_each_queue_as_typed_by_hand() {
+    let out = rdmadump(&[
+        "analyze",
+        "--json",
+        fixture("nvme/nvme_rdma.pcap").to_str().unwrap(),
+    ]);
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let truth = expected();
+    let queues = report["nvme"].as_array().unwrap();
+    let want = truth["analysis"]["queues"].as_array().unwrap();
+    assert_eq!(queues.len(), want.len());
+    for (got, want) in queues.iter().zip(want) {
+        let queue = want["queue"].as_u64().unwrap();
+        assert_eq!(got["queue"], want["queue"]);
+        assert_eq!(got["recognised_by"], want["recognised_by"], "queue {queue}");
+        assert_eq!(got["commands"], want["commands"], "queue {queue}");
+        assert_eq!(got["answered"], want["answered"], "queue {queue}");
+        assert_eq!(got["unanswered"], want["unanswered"], "queue {queue}");
+        assert_eq!(got["latency"]["max_ns"], want["max_ns"], "queue {queue}");
+        let mut latencies: Vec<u64> = want["latencies_ns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        latencies.sort_unstable();
+        // Nearest rank over the hand-typed latencies.
+        assert_eq!(got["latency"]["p50_ns"], latencies[1], "queue {queue}");
+        let slowest: Vec<u64> = got["slowest"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["latency_ns"].as_u64().unwrap())
+            .collect();
+        assert_eq!(slowest, latencies.iter().rev().copied().collect::<Vec<_>>());
+        if let Some(bytes) = want.get("bytes_read") {
+            assert_eq!(&got["bytes_read"], bytes, "queue {queue}");
+            assert_eq!(
+                &got["bytes_written"], &want["bytes_written"],
+                "queue {queue}"
+            );
+        }
+        if let Some(errors) = want.get("errors_by_status") {
+            assert_eq!(&got["errors"], errors, "queue {queue}");
+        }
+    }
+}
+
+#[test]
+fn a_capture_without_nvme_has_no_nvme_section() {
+    let out = rdmadump(&[
+        "analyze",
+        "--json",
+        fixture("roce_v2_opcodes.pcap").to_str().unwrap(),
+    ]);
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(report.get("nvme").is_none());
+}
