@@ -23,6 +23,7 @@ mod html;
 mod info;
 mod ipoib;
 mod mad_cm;
+mod memory;
 mod outputs;
 mod pieces;
 mod points;
