@@ -16,6 +16,47 @@ cargo build --release --quiet --bin rdmadump --example gencap --example genpair
 BIN=${BIN:-target/release/rdmadump}
 GEN=target/release/examples/gencap
 
+# Peak resident set size in MB of one run.
+peak_mb() {
+    /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1 | awk '{printf "%.1f", $1 / 1024}'
+}
+
+size_mb() { stat -c %s "$1" | awk '{printf "%.0f", $1 / 1048576}'; }
+
+# Peak resident memory against the --memory budget (default 256M), on the captures that
+# blew it up before it existed: 10M QPs with one packet each, 1M host pairs, and 8,000
+# QPs x 1,030 packets, whose time sequences were what --html kept. The bound is 1.25 x the
+# budget + 32 MB. `benches/run.sh memory` runs these rows alone. The captures (1.4 GB) are
+# written by benches/gen_memory.py, streaming; MEM_QPS=2000000 makes the first smaller.
+memory_rows() {
+    local qps=$DIR/mem_qps_${MEM_QPS:-10000000}.pcap hosts=$DIR/mem_hosts_1m.pcap
+    local dense=$DIR/mem_dense_8k.pcap page=$DIR/mem_report.html out=$DIR/mem_export
+    local budget_mb=256 bound f name
+    [ -f "$qps" ] || python3 benches/gen_memory.py qps "$qps" "${MEM_QPS:-10000000}"
+    [ -f "$hosts" ] || python3 benches/gen_memory.py hosts "$hosts" 1000000
+    [ -f "$dense" ] || python3 benches/gen_memory.py dense "$dense" 8000 1030
+    bound=$(echo "$budget_mb * 1.25 + 32" | bc -l | xargs printf '%.0f')
+    echo "| peak RSS, MB (bound $bound) | analyze --json | analyze --json --html | export |"
+    echo "|---|---:|---:|---:|"
+    for f in "$qps" "$hosts" "$dense"; do
+        name=$(basename "$f" .pcap)
+        local an html ex=-
+        an=$(peak_mb $BIN analyze --json "$f")
+        html=$(peak_mb $BIN analyze --json --html "$page" "$f")
+        if $BIN export --help >/dev/null 2>&1; then
+            rm -rf "$out"
+            ex=$(peak_mb $BIN export -o "$out" "$f")
+            rm -rf "$out"
+        fi
+        echo "| $name ($(size_mb "$f") MB) | $an | $html | $ex |"
+    done
+}
+
+if [ "${1:-}" = memory ]; then
+    memory_rows
+    exit 0
+fi
+
 big=$DIR/roce_1k.pcap
 bigng=$DIR/roce_1k.pcapng
 small=$DIR/roce_64.pcap
@@ -95,12 +136,6 @@ run_rounds() {
     for name in "${order[@]}"; do best[$name]=$(printf '%.4f' "${best[$name]}"); done
 }
 
-# Peak resident set size in MB of one run.
-peak_mb() {
-    /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1 | awk '{printf "%.1f", $1 / 1024}'
-}
-
-size_mb() { stat -c %s "$1" | awk '{printf "%.0f", $1 / 1048576}'; }
 ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
 rate() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
 
@@ -210,3 +245,6 @@ print(f'{best:.4f}')")
         echo "| DuckDB: ICRC-bad per QP over the export | packets/ | $duck | | $(ratio "$duck" "$an_big") x analyze on the pcap |"
     fi
 fi
+
+echo
+memory_rows

@@ -85,7 +85,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__analyze)
-            opts="-d -Y -r -c -h --roce-port --decode --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --fail-on --single-point --order --skew-bound --all --offset --interval --max-buckets --html --html-top --help"
+            opts="-d -Y -r -c -h --roce-port --decode --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --json --count --pmtu --link-speed --storm-threshold --max-flows --memory --max-pfc-senders --stall --dscp-map --fail-on --single-point --order --skew-bound --all --offset --interval --max-buckets --html --html-top --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -171,6 +171,10 @@ _rdmadump() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --memory)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --max-pfc-senders)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -237,7 +241,7 @@ _rdmadump() {
             return 0
             ;;
         rdmadump__subcmd__export)
-            opts="-d -Y -r -o -h --roce-port --decode --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --output --max-file-size --partition --replace --name --schema --pmtu --link-speed --storm-threshold --max-flows --max-pfc-senders --stall --dscp-map --help"
+            opts="-d -Y -r -o -h --roce-port --decode --filter --filter-file --qp --kind --no-mmap --color --threads --read-file --since --until --output --max-file-size --partition --replace --name --schema --pmtu --link-speed --storm-threshold --max-flows --memory --max-pfc-senders --stall --dscp-map --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -332,6 +336,10 @@ _rdmadump() {
                     return 0
                     ;;
                 --max-flows)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --memory)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

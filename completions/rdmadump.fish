@@ -97,6 +97,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l pmtu -d 'P
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l link-speed -d 'Link speed that converts PFC quanta to time: 100M, 1G, 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l storm-threshold -d 'Continuous pause that makes a PFC storm, e.g. 100ms, 500us, 1s' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l max-flows -d 'Most flows kept at once; beyond it the least recently active flow is evicted' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l memory -d 'Memory for what the analysis keeps (connections, flows, sketches, the series of --html and --interval), e.g. 512M, 2G; at it, the least useful connections are evicted first, and the report says what they carried' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l max-pfc-senders -d 'Most (sender, priority) PFC states kept at once' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l stall -d 'A connection direction with requests outstanding that sends and receives nothing for longer than TIME is stalled, e.g. 50us, 1ms (default: 4 × the direction\'s p99 RTT, and at least 20us)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l dscp-map -d 'The switch\'s priority for untagged traffic by DSCP, e.g. 26=3,46=5; DSCPs not given have priority DSCP/8. Tagged frames have their VLAN PCP\'s' -r
@@ -161,6 +162,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l pmtu -d 'Pa
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l link-speed -d 'Link speed that converts PFC quanta to time: 100M, 1G, 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l storm-threshold -d 'Continuous pause that makes a PFC storm, e.g. 100ms, 500us, 1s' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l max-flows -d 'Most flows kept at once; beyond it the least recently active flow is evicted' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l memory -d 'Memory for what the analysis keeps (connections, flows, sketches, the series of --html and --interval), e.g. 512M, 2G; at it, the least useful connections are evicted first, and the report says what they carried' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l max-pfc-senders -d 'Most (sender, priority) PFC states kept at once' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l stall -d 'A connection direction with requests outstanding that sends and receives nothing for longer than TIME is stalled, e.g. 50us, 1ms (default: 4 × the direction\'s p99 RTT, and at least 20us)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l dscp-map -d 'The switch\'s priority for untagged traffic by DSCP, e.g. 26=3,46=5; DSCPs not given have priority DSCP/8. Tagged frames have their VLAN PCP\'s' -r

@@ -422,6 +422,12 @@ pub struct AnalysisArgs {
     #[arg(long, default_value_t = 1_000_000, value_name = "N", value_parser = parse_max_flows)]
     pub max_flows: usize,
 
+    /// Memory for what the analysis keeps (connections, flows, sketches, the series of
+    /// --html and --interval), e.g. 512M, 2G; at it, the least useful connections are
+    /// evicted first, and the report says what they carried
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    pub memory: u64,
+
     /// Most (sender, priority) PFC states kept at once
     #[arg(long, default_value_t = 65_536, value_name = "N")]
     pub max_pfc_senders: usize,

@@ -145,6 +145,8 @@ pub fn analyze_capture(data: &[u8]) {
         link_speed_bps: [100_000_000_000, 10_000_000_000, 1_000_000, 800_000_000_000][n / 4 % 4],
         storm_threshold_ns: [100_000_000, 1, 0, u64::MAX][n / 16 % 4],
         max_flows: 1 + n / 64 % 4,
+        // The smallest `--memory` evicts by usefulness and drops series.
+        memory: [256 << 20, 1 << 16][n / 17 % 2],
         max_pfc_senders: 1 + n / 256 % 4,
         max_anomalies: n / 1024 % 8,
         plan: (n / 4096 % 2 == 1).then(|| Plan::separate(2)),

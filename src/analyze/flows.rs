@@ -10,6 +10,7 @@ use std::collections::HashMap;
 /// than SipHash on these small keys.
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
+use super::budget::{self, Dropped, Order};
 use super::capture_loss::Run;
 use super::key::{
     FlowKey, FrameRef, PmtuSource, SeqDetail, Verdict, is_legal_pmtu, legal_pmtu_at_least,
@@ -138,10 +139,17 @@ pub struct FlowTable {
     /// keyed by the pair in ascending order.
     path_mtus: Map<(Address, Address), u32>,
     max_flows: usize,
+    /// Which flows an eviction drops first: the memory budget's order when its share, not
+    /// `--max-flows`, bounds the table.
+    order: Order,
+    /// The most flows held at once.
+    pub peak: usize,
     pmtu: Option<u32>,
     next_order: u64,
     clock: u64,
     pub evicted: u64,
+    /// What the memory budget evicted (all of `evicted`, when it bounds the table).
+    pub dropped: Dropped,
     /// What evicted flows carried, for the per-priority summary.
     evicted_carried: ByWire,
     /// The first FIRST or MIDDLE packet whose size contradicts `--pmtu`.
@@ -161,13 +169,26 @@ impl FlowTable {
             index: Map::default(),
             path_mtus: Map::default(),
             max_flows: max_flows.max(1),
+            order: Order::Recency,
+            peak: 0,
             pmtu,
             next_order: 0,
             clock: 0,
             evicted: 0,
+            dropped: Dropped::default(),
             evicted_carried: ByWire::default(),
             pmtu_conflict: None,
         }
+    }
+
+    /// Holds at most `share` flows, the memory budget's share, when that is fewer than
+    /// `--max-flows`; the budget then evicts the least useful flows first.
+    pub fn within(mut self, share: usize) -> Self {
+        if share < self.max_flows {
+            self.max_flows = share.max(1);
+            self.order = Order::Usefulness;
+        }
+        self
     }
 
     /// The flow `key`, if the table holds it.
@@ -261,6 +282,7 @@ impl FlowTable {
                 ));
                 self.index.insert(key, slot as u32);
                 self.next_order += 1;
+                self.peak = self.peak.max(self.flows.len());
                 slot
             }
         }
@@ -422,27 +444,44 @@ impl FlowTable {
         }
     }
 
-    /// Drops the least recently active eighth of the table: one O(n) pass that buys n/8
-    /// insertions, so eviction stays amortised O(1) per packet.
+    /// Drops the eighth of the table that comes first in the eviction order: one O(n)
+    /// pass that buys n/8 insertions, so eviction stays amortised O(1) per packet.
     fn evict(&mut self) {
-        let mut ages: Vec<u64> = self.flows.iter().map(|(_, f)| f.last_activity).collect();
-        let cut = (ages.len() / 8).max(1);
-        let (_, threshold, _) = ages.select_nth_unstable(cut - 1);
-        let threshold = *threshold;
+        let order = self.order;
+        let worth = |flow: &Flow| order.worth(flow.events(), flow.packets, flow.last_activity);
+        let Some(threshold) =
+            budget::eighth_threshold(self.flows.iter().map(|(_, f)| worth(f)).collect())
+        else {
+            return;
+        };
         let before = self.flows.len();
         for (key, flow) in &self.flows {
-            if flow.last_activity <= threshold {
+            if worth(flow) <= threshold {
                 self.evicted_carried.add(flow.wire, carried(key, flow));
+                if order == Order::Usefulness {
+                    self.dropped.add(flow.packets, flow.bytes);
+                }
             }
         }
-        self.flows
-            .retain(|(_, flow)| flow.last_activity > threshold);
+        self.flows.retain(|(_, flow)| worth(flow) > threshold);
         self.evicted += (before - self.flows.len()) as u64;
         self.generation = self.generation.wrapping_add(1).max(1);
         self.index.clear();
         for (slot, (key, _)) in self.flows.iter().enumerate() {
             self.index.insert(*key, slot as u32);
         }
+    }
+}
+
+impl Flow {
+    /// What the memory budget keeps a flow for first: its losses, retransmissions, NAKs
+    /// and CNPs, the events the report ranks connections by.
+    pub fn events(&self) -> u64 {
+        u64::from(self.psn_gaps)
+            + u64::from(self.retransmitted)
+            + u64::from(self.naks)
+            + u64::from(self.rnr_naks)
+            + u64::from(self.cnps)
     }
 }
 

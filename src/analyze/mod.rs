@@ -2,6 +2,7 @@
 //! finds PSN gaps, go-back-N episodes, NAKs, congestion marks, CRC failures, PFC storms
 //! and pause cascades. What the analysis says is the report layer, built from it at the end.
 
+pub mod budget;
 pub mod capture_loss;
 pub mod connections;
 pub mod crc_lanes;
@@ -36,6 +37,8 @@ pub struct AnalyzeConfig {
     pub link_speed_bps: u64,
     pub storm_threshold_ns: u64,
     pub max_flows: usize,
+    /// `--memory`: bytes for everything the analysis keeps, shared out between its tables.
+    pub memory: u64,
     pub max_pfc_senders: usize,
     /// Anomalies kept for the report; all are counted.
     pub max_anomalies: usize,
@@ -71,6 +74,7 @@ impl Default for AnalyzeConfig {
             link_speed_bps: 100_000_000_000,
             storm_threshold_ns: 100_000_000,
             max_flows: 1_000_000,
+            memory: budget::DEFAULT_BYTES,
             max_pfc_senders: 65_536,
             max_anomalies: 10_000,
             plan: None,
@@ -387,7 +391,11 @@ pub struct Analyzer {
 }
 
 impl Analyzer {
-    pub fn new(config: AnalyzeConfig) -> Self {
+    pub fn new(mut config: AnalyzeConfig) -> Self {
+        let series = config.graphs || config.interval_ns.is_some();
+        let shares = budget::Shares::of(config.memory, config.max_anomalies, series);
+        // A small budget keeps fewer anomalies in full; all are still counted.
+        config.max_anomalies = shares.anomalies;
         let points = config.plan.as_ref().filter(|p| p.points() > 1).map(|plan| {
             let points = points::Points::new(
                 plan.points(),
@@ -404,8 +412,9 @@ impl Analyzer {
             .plan
             .as_ref()
             .map_or_else(Vec::new, |p| p.file_offsets_ns());
-        let mut connections =
-            ConnectionTable::new(config.max_flows, config.pmtu).with_stall(config.stall_ns);
+        let mut connections = ConnectionTable::new(config.max_flows, config.pmtu)
+            .with_stall(config.stall_ns)
+            .within(shares.ends, shares.series_bytes);
         if let Some(interval) = config.interval_ns {
             connections = connections.with_timelines(interval, config.max_buckets);
         }
@@ -421,7 +430,7 @@ impl Analyzer {
             pfc.lanes = Some(pause_lanes::PauseLanes::default());
         }
         Analyzer {
-            flows: FlowTable::new(config.max_flows, config.pmtu),
+            flows: FlowTable::new(config.max_flows, config.pmtu).within(shares.flows),
             connections,
             pfc,
             crc_lanes: config.graphs.then(crc_lanes::CrcLanes::default),

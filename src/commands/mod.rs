@@ -152,6 +152,7 @@ pub fn analysis_config(args: &AnalysisArgs) -> AnalyzeConfig {
         link_speed_bps: args.link_speed,
         storm_threshold_ns: u64::try_from(args.storm_threshold.as_nanos()).unwrap_or(u64::MAX),
         max_flows: args.max_flows,
+        memory: args.memory,
         max_pfc_senders: args.max_pfc_senders,
         stall_ns: args
             .stall

@@ -239,12 +239,13 @@ fn summary(out: &mut String, a: &Report<'_>) {
     super::analyze_cnp::render(out, a);
     capture_loss(out, a);
     stalls(out, a);
-    if a.flow_table.evicted > 0 {
-        let _ = writeln!(
-            out,
-            "  flow table full: {} idle flows evicted",
-            a.flow_table.evicted
-        );
+    if let Some(budget) = &a.budget {
+        let _ = writeln!(out, "  {}", budget.sentence());
+    }
+    // Flows `--max-flows` evicted, not the budget.
+    let idle = a.flow_table.evicted - a.budget.map_or(0, |b| b.evicted_flows);
+    if idle > 0 {
+        let _ = writeln!(out, "  flow table full: {idle} idle flows evicted");
     }
     if let Some(pmtu) = a.config.pmtu {
         let _ = writeln!(out, "  PMTU {pmtu} (given)");

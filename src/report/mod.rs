@@ -9,6 +9,7 @@
 //! renamed. One file per section of the report, and [`values`] for what they share.
 
 pub mod anomalies;
+pub mod budget;
 pub mod congestion;
 pub mod connections;
 pub mod flows;
@@ -60,6 +61,9 @@ pub struct Report<'a> {
     pub capture_points: Option<CapturePoints<'a>>,
     pub flows: Flows<'a>,
     pub flow_table: FlowTableSummary,
+    /// What the memory budget evicted, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<budget::BudgetSummary>,
     pub pfc: PfcSummary<'a>,
     /// Per PFC priority: what it carried and how long it was paused.
     pub priorities: Vec<priorities::PriorityRow>,
@@ -124,6 +128,7 @@ impl<'a> Report<'a> {
                 evicted: analyzer.flows.evicted,
                 bytes_per_flow: crate::analyze::flows::bytes_per_flow() as u64,
             },
+            budget: budget::BudgetSummary::of(analyzer),
             pfc: PfcSummary::new(analyzer, files),
             priorities: priorities::rows(analyzer),
             nvme: nvme::rows(analyzer),

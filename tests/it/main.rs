@@ -26,6 +26,7 @@ mod info;
 mod ipoib;
 mod limits;
 mod mad_cm;
+mod memory;
 mod nvme;
 mod outputs;
 mod pieces;

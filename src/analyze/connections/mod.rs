@@ -22,10 +22,11 @@ pub use history::{History, HistoryEvent};
 pub use reaction::{RATIO_SCALE, WINDOW_NS};
 pub use select::Selection;
 use sequence::Mark;
-pub use series::Series;
+pub use series::{Series, SeriesBudget};
 use timeline::Event;
 pub use timeline::{Bucket, Timeline};
 
+use super::budget::{self, Dropped, Order};
 use super::capture_loss::{Counts as CaptureCounts, Decided, MissedWhat};
 use super::flows::FlowHint;
 use super::key::{
@@ -141,6 +142,15 @@ pub struct ConnectionTable {
     /// Established CM connections by (address, local comm ID) of each side.
     comm: Map<(Address, u32), u32>,
     max_ends: usize,
+    /// Which ends an eviction drops first: the memory budget's order when its share, not
+    /// `--max-flows`, bounds the table.
+    order: Order,
+    /// The most ends held at once.
+    pub peak: usize,
+    /// Ends the memory budget evicted (all of `evicted`, when it bounds the table).
+    pub dropped: Dropped,
+    /// What the directions' series may reserve, and what they did.
+    pub series_budget: SeriesBudget,
     given_pmtu: Option<u32>,
     /// Timeline interval and most buckets, when `--interval` asks for timelines.
     timeline: Option<(u64, u32)>,
@@ -176,6 +186,10 @@ impl ConnectionTable {
             pending: Map::default(),
             comm: Map::default(),
             max_ends: max_flows.max(2),
+            order: Order::Recency,
+            peak: 0,
+            dropped: Dropped::default(),
+            series_budget: SeriesBudget::default(),
             given_pmtu: given_pmtu.filter(|&m| is_legal_pmtu(m)),
             timeline: None,
             graphs: false,
@@ -188,6 +202,18 @@ impl ConnectionTable {
             stall_given: None,
             silences: Vec::new(),
         }
+    }
+
+    /// Holds at most `ends`, the memory budget's share, when that is fewer than
+    /// `--max-flows`, evicting the least useful first; the series may reserve
+    /// `series_bytes`.
+    pub fn within(mut self, ends: usize, series_bytes: u64) -> Self {
+        if ends < self.max_ends {
+            self.max_ends = ends.max(2);
+            self.order = Order::Usefulness;
+        }
+        self.series_budget = SeriesBudget::new(series_bytes);
+        self
     }
 
     /// `--stall`: silences longer than `threshold_ns` are stalls, whatever the RTT.
@@ -253,6 +279,7 @@ impl ConnectionTable {
         });
         self.next_order += 1;
         self.index.insert(key.into(), slot as u32);
+        self.peak = self.peak.max(self.ends.len());
         slot
     }
 
@@ -362,7 +389,11 @@ impl ConnectionTable {
             Role::Cnp => self.cnp(slot, at),
             Role::Unknown => {}
         }
-        // Only making a new end evicts, and that came before `slot` was taken.
+        if self.series_budget.over() {
+            self.evict_series();
+        }
+        // Only making a new end evicts, and that came before `slot` was taken (series
+        // eviction moves no end).
         Some((slot, event))
     }
 
@@ -513,9 +544,11 @@ impl ConnectionTable {
             end.req.reaction.request(ts, payload);
         }
         if (timeline.is_some() || graphs)
+            && !end.req.series_dropped
             && let Some(ts) = at.ts_ns
         {
             let retransmitted = !matches!(verdict, Verdict::New | Verdict::Gap);
+            let before = end.req.series.as_ref().map_or(0, |s| s.bytes());
             let series = end
                 .req
                 .series
@@ -539,6 +572,7 @@ impl ConnectionTable {
                     sequence.push(ts, bth.psn(), at.frame, Mark::Ce);
                 }
             }
+            self.series_budget.grew(before, series.bytes());
         }
         let into = true;
         let history = &mut end.history;
@@ -650,7 +684,9 @@ impl ConnectionTable {
         let unseen = silent_since.is_some() && peer.req.answers_unseen(p, nak);
         peer.req.touch_response(at.ts_ns, payload);
         let rtt = peer.req.acknowledge(p, op, at, nak, &mut end.rsp);
+        let mut grew = None;
         if let (Some(series), Some(ts)) = (&mut peer.req.series, at.ts_ns) {
+            let before = series.bytes();
             if payload > 0 {
                 // READ data moves this way: it is the direction's payload too.
                 series.add(
@@ -664,6 +700,10 @@ impl ConnectionTable {
             if let Some(sequence) = &mut series.sequence {
                 sequence.push_with(ts, p, at.frame, mark, payload, rtt);
             }
+            grew = Some((before, series.bytes()));
+        }
+        if let Some((before, after)) = grew {
+            self.series_budget.grew(before, after);
         }
         if let Some(start) = silent_since {
             let ended_by = match mark {
@@ -761,10 +801,12 @@ impl ConnectionTable {
         if let (Some(p), Some(ts)) = (peer, at.ts_ns)
             && let Some(series) = &mut self.ends[p as usize].req.series
         {
+            let before = series.bytes();
             series.add(ts, Event::Cnp);
             if let Some(sequence) = &mut series.sequence {
                 sequence.push_at_head(ts, at.frame, Mark::Cnp);
             }
+            self.series_budget.grew(before, series.bytes());
         }
         let end = &mut self.ends[slot];
         end.rsp.cnp(at.ts_ns, answered);
@@ -888,29 +930,37 @@ impl ConnectionTable {
         }
     }
 
-    /// Drops the least recently active eighth of the ends, as the flow table does, and
-    /// renumbers what points at the rest.
+    /// Drops the eighth of the ends that comes first in the eviction order, as the flow
+    /// table does, and renumbers what points at the rest.
     fn evict(&mut self) {
-        let mut ages: Vec<u64> = self.ends.iter().map(|e| e.last_activity).collect();
-        let cut = (ages.len() / 8).max(1);
-        let (_, threshold, _) = ages.select_nth_unstable(cut - 1);
-        let threshold = *threshold;
+        let order = self.order;
+        let worth = |e: &End| order.worth(e.events(), e.packets(), e.last_activity);
+        let Some(threshold) = budget::eighth_threshold(self.ends.iter().map(worth).collect())
+        else {
+            return;
+        };
         let mut renumber = vec![u32::MAX; self.ends.len()];
         let mut next = 0u32;
         for (old, end) in self.ends.iter().enumerate() {
-            if end.last_activity > threshold {
+            if worth(end) > threshold {
                 renumber[old] = next;
                 next += 1;
             }
         }
         for end in &mut self.ends {
-            if end.last_activity <= threshold {
+            if worth(end) <= threshold {
                 end.req.capture.finish();
                 self.evicted_capture.add(&end.req.capture.counts);
+                if order == Order::Usefulness {
+                    self.dropped.add(end.packets(), end.payload_bytes());
+                }
+                if let Some(series) = end.req.series.take() {
+                    self.series_budget.release(series.bytes());
+                }
             }
         }
         let before = self.ends.len();
-        self.ends.retain(|e| e.last_activity > threshold);
+        self.ends.retain(|e| worth(e) > threshold);
         self.evicted += (before - self.ends.len()) as u64;
         let map = |old: u32| {
             renumber
@@ -941,6 +991,56 @@ impl ConnectionTable {
     }
 }
 
+impl End {
+    /// What the memory budget keeps an end for first: the losses, retransmissions and
+    /// silences (stalls, before the capture's end settles which are) of the requests it
+    /// receives, and the NAKs and CNPs it receives.
+    pub fn events(&self) -> u64 {
+        u64::from(self.req.psn_gaps)
+            + u64::from(self.req.retransmitted)
+            + self.req.stalls.silences.as_ref().map_or(0, |s| s.count)
+            + self.rsp.naks.iter().map(|&n| u64::from(n)).sum::<u64>()
+            + u64::from(self.rsp.rnr_naks)
+            + u64::from(self.rsp.cnps)
+    }
+
+    /// Packets the end received: requests, responses and CNPs.
+    pub fn packets(&self) -> u64 {
+        self.req.packets + self.rsp.packets + u64::from(self.rsp.cnps)
+    }
+
+    /// Payload bytes the end received.
+    pub fn payload_bytes(&self) -> u64 {
+        self.req.payload_bytes + self.rsp.payload_bytes
+    }
+}
+
+impl ConnectionTable {
+    /// Drops the series of the eighth of the ends holding one that are least useful, for
+    /// good: a direction whose series was dropped records none again, so that the series
+    /// left do not lose their room to new ones and the report can say which are missing.
+    #[cold]
+    fn evict_series(&mut self) {
+        let worth = |e: &End| Order::Usefulness.worth(e.events(), e.packets(), e.last_activity);
+        // An eighth of the series may hold less than the excess: the newest are the least
+        // useful, and the smallest.
+        while self.series_budget.over() {
+            let holding = self.ends.iter().filter(|e| e.req.series.is_some());
+            let Some(threshold) = budget::eighth_threshold(holding.map(worth).collect()) else {
+                return;
+            };
+            for end in &mut self.ends {
+                if end.req.series.is_some() && worth(end) <= threshold {
+                    if let Some(series) = end.req.series.take() {
+                        self.series_budget.drop_series(series.bytes());
+                    }
+                    end.req.series_dropped = true;
+                }
+            }
+        }
+    }
+}
+
 fn nak_index(code: NakCode) -> usize {
     match code {
         NakCode::PsnSequenceError => 0,
@@ -955,6 +1055,13 @@ fn nak_index(code: NakCode) -> usize {
 /// Events are ordered by file and frame number, which is capture order within a file.
 fn clock_of(at: FrameRef) -> u64 {
     at.ts_ns.unwrap_or(at.frame)
+}
+
+/// Bytes an end that received requests costs among the unpaired ends, at most: its own
+/// entry in their map (a full map keeps 1/8 empty), and a list with room for four.
+pub fn bytes_unpaired() -> usize {
+    let entry = std::mem::size_of::<((Address, Address), Vec<u32>)>() + 1;
+    entry * 8 / 7 + 4 * std::mem::size_of::<u32>() + 16
 }
 
 /// Bytes one connection (two ends) costs, sketches with samples included, plus index.

@@ -83,6 +83,9 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                 }
                 section #summary {
                     h2 { "Summary" }
+                    @if let Some(budget) = &report.budget {
+                        p.note.budget { (budget.sentence()) "." }
+                    }
                     (counts(report, analyzer))
                     details {
                         summary { "The text report (rdmadump analyze)" }
