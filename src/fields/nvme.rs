@@ -389,6 +389,13 @@ pub(super) const WIRESHARK: &[Field] = &[
     .wireshark_only(),
 ];
 
-pub(super) const PRESENT: &[Field] = &[header!("nvme", "is NVMe over Fabrics (RDMA)", |p| {
-    nvme(p).is_some()
-})];
+pub(super) const PRESENT: &[Field] = &[
+    header!("nvme", "is NVMe over Fabrics (RDMA)", |p| {
+        nvme(p).is_some()
+    }),
+    protocol!(
+        "nvme-rdma",
+        "NVMe over Fabrics' RDMA binding: its capsules and CM private data",
+        |p| nvme(p).is_some()
+    ),
+];

@@ -438,11 +438,11 @@ fn protocols_are_tested_alone_and_times_take_dates() {
         )
     );
     assert!(
-        fails("nvme")
+        fails("rpcordma")
             .1
-            .contains("does not decode Wireshark's protocol `nvme` yet")
+            .contains("does not decode Wireshark's protocol `rpcordma` yet")
     );
-    assert!(fails("nvme-rdma").1.contains("`nvme-rdma` yet"));
+    assert!(fails("smb_direct").1.contains("`smb_direct` yet"));
     // frame(7) was captured at 1700000000.001 s, 2023-11-14 22:13:20.001 UTC.
     let pkt = frame(7);
     for (text, want) in [
