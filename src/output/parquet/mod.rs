@@ -5,7 +5,6 @@
 pub mod columns;
 pub mod connections;
 pub mod dataset;
-pub mod encoded;
 pub mod events;
 pub mod packets;
 pub mod rows;
