@@ -24,22 +24,30 @@ use crate::output::parquet::{
 
 use super::same_file::InputFiles;
 use super::{RunOptions, for_each_batch_with, input_paths};
-use crate::output::parquet::encoded::{self, RowBytes};
+use crate::dissect::Packet;
 use crate::pipeline::Batch;
 use crate::report::anomalies::AnomalyRow;
 use crate::report::{Files, Report};
+use arrow_array::RecordBatch;
+use arrow_schema::ArrowError;
 
 thread_local! {
-    /// Where each worker thread formats addresses for the rows it encodes.
-    static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    /// Each worker thread's packet columns, which a pipeline batch's rows are built in.
+    static WORKER_ROWS: std::cell::RefCell<Option<Table>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Rows gathered before they go to the Parquet writer as one record batch: enough to
 /// amortise the per-batch work, few enough that 170 columns of them stay a few MB.
 const BATCH_ROWS: usize = 8192;
 
-/// Encoded packet rows handed to the Parquet writer at a time: about 2,000 frames' rows.
-const HAND_OVER_BYTES: usize = 1 << 20;
+/// Frames in a pipeline batch from which its worker builds the batch's rows as a record
+/// batch of their own; the consumer gathers the rows of smaller ones (a stream's batch is
+/// one frame), for which a record batch would cost more than its frames.
+const WORKER_BATCH: usize = 64;
+
+/// Record batches on their way to the Parquet writer's thread: with the pipeline's 512
+/// frames a batch, as many rows as the consumer may run ahead of the writer.
+const QUEUED_BATCHES: usize = 32;
 
 pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
     if args.schema {
@@ -136,33 +144,13 @@ fn capture_name(given: Option<&str>, path: &Path) -> String {
     )
 }
 
-/// Rows of the packets dataset, as the worker threads encoded them, and the writer they go
-/// to: Arrow columns and Parquet pages are built here, on a thread of its own when there
-/// are two, beside the decoding and the analysis.
-struct PacketRows {
-    table: Table,
-    writer: DatasetWriter,
-}
-
-impl PacketRows {
-    fn add(&mut self, rows: &[u8], first_ts: Option<u64>) -> Result<(), ExportError> {
-        encoded::append_rows(&mut self.table, rows);
-        if self.table.rows() >= BATCH_ROWS {
-            self.flush(first_ts)?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self, first_ts: Option<u64>) -> Result<(), ExportError> {
-        let batch = self.table.finish()?;
-        self.writer.write(&batch, first_ts)
-    }
-}
-
+/// The packets dataset's record batches, in capture order, and the writer they go to:
+/// Parquet pages are encoded and compressed here, on a thread of their own when there are
+/// two, beside the decoding and the analysis.
 enum PacketSink {
-    Inline(Box<PacketRows>),
+    Inline(Box<DatasetWriter>),
     Background {
-        rows: std::sync::mpsc::SyncSender<(Vec<u8>, Option<u64>)>,
+        rows: std::sync::mpsc::SyncSender<(RecordBatch, Option<u64>)>,
         /// `None` once joined, after it stopped on an error.
         writer: Option<std::thread::JoinHandle<Result<DatasetWriter, ExportError>>>,
     },
@@ -180,25 +168,19 @@ fn joined(
 }
 
 impl PacketSink {
-    fn new(writer: DatasetWriter, threads: usize) -> Self {
-        let sink = PacketRows {
-            table: Table::new(&packets::columns()),
-            writer,
-        };
+    fn new(mut writer: DatasetWriter, threads: usize) -> Self {
         if threads < 2 {
-            return PacketSink::Inline(Box::new(sink));
+            return PacketSink::Inline(Box::new(writer));
         }
-        // A few pipeline batches' rows in flight bound the memory the queue holds.
-        let (rows, queue) = std::sync::mpsc::sync_channel::<(Vec<u8>, Option<u64>)>(8);
+        let (rows, queue) =
+            std::sync::mpsc::sync_channel::<(RecordBatch, Option<u64>)>(QUEUED_BATCHES);
         let writer = std::thread::spawn(move || {
-            let mut sink = sink;
             let mut first = None;
             for (rows, first_ts) in queue {
                 first = first_ts.or(first);
-                sink.add(&rows, first)?;
+                writer.write(&rows, first)?;
             }
-            sink.flush(first)?;
-            Ok(sink.writer)
+            Ok(writer)
         });
         PacketSink::Background {
             rows,
@@ -206,9 +188,12 @@ impl PacketSink {
         }
     }
 
-    fn write(&mut self, rows: Vec<u8>, first_ts: Option<u64>) -> anyhow::Result<()> {
+    fn write(&mut self, rows: RecordBatch, first_ts: Option<u64>) -> anyhow::Result<()> {
+        if rows.num_rows() == 0 {
+            return Ok(());
+        }
         match self {
-            PacketSink::Inline(sink) => Ok(sink.add(&rows, first_ts)?),
+            PacketSink::Inline(writer) => Ok(writer.write(&rows, first_ts)?),
             PacketSink::Background {
                 rows: queue,
                 writer,
@@ -225,12 +210,9 @@ impl PacketSink {
         }
     }
 
-    fn finish(self, first_ts: Option<u64>) -> anyhow::Result<DatasetWriter> {
+    fn finish(self) -> anyhow::Result<DatasetWriter> {
         match self {
-            PacketSink::Inline(mut sink) => {
-                sink.flush(first_ts)?;
-                Ok(sink.writer)
-            }
+            PacketSink::Inline(writer) => Ok(*writer),
             PacketSink::Background { rows, writer } => {
                 drop(rows);
                 match writer {
@@ -239,6 +221,49 @@ impl PacketSink {
                 }
             }
         }
+    }
+}
+
+/// The packet rows of the frames a selection keeps, in capture order: a large pipeline
+/// batch comes with its rows built by its worker ([`WORKER_BATCH`]); the rows of small ones
+/// are built here and gathered into record batches of [`BATCH_ROWS`].
+struct PacketRows {
+    sink: PacketSink,
+    gathered: Table,
+}
+
+impl PacketRows {
+    fn add(
+        &mut self,
+        batch: &mut Batch<'_>,
+        selected: impl Fn(&Packet<'_>) -> bool,
+        capture: &str,
+        first_ts: Option<u64>,
+    ) -> anyhow::Result<()> {
+        let Some(made) = batch.made.take() else {
+            for (_, pkt) in &batch.packets {
+                if selected(pkt) {
+                    packets::push(&mut self.gathered, capture, pkt);
+                }
+            }
+            if self.gathered.rows() >= BATCH_ROWS {
+                self.sink.write(self.gathered.finish()?, first_ts)?;
+            }
+            return Ok(());
+        };
+        let Ok(rows) = made.downcast::<Result<RecordBatch, ArrowError>>() else {
+            bail!("a worker made something other than packet rows");
+        };
+        // Rows gathered before this batch's go first.
+        if self.gathered.rows() > 0 {
+            self.sink.write(self.gathered.finish()?, first_ts)?;
+        }
+        self.sink.write((*rows)?, first_ts)
+    }
+
+    fn finish(mut self, first_ts: Option<u64>) -> anyhow::Result<DatasetWriter> {
+        self.sink.write(self.gathered.finish()?, first_ts)?;
+        self.sink.finish()
     }
 }
 
@@ -400,27 +425,35 @@ fn export_capture(
         captures,
     } = datasets;
     let threads = super::threads(&args.input);
-    let mut packet_sink = PacketSink::new(packet_writer, threads);
+    let mut packet_rows = PacketRows {
+        sink: PacketSink::new(packet_writer, threads),
+        gathered: Table::new(&packets::columns()),
+    };
     let mut event_writer = event_writer;
     let mut events = Events {
         table: Table::new(&event_schema().specs()),
         anomalies: 0,
     };
     let files = [name.to_string()];
-    // The worker stage verifies CRCs, and encodes as rows the frames the selection keeps;
+    let selected = |pkt: &Packet<'_>| window.contains(pkt.ts_ns) && filter.matches(pkt);
+    // The worker stage verifies CRCs, and builds the rows of the frames the selection keeps;
     // every frame is analysed, so that connections and events describe the whole capture.
     let work = |batch: &mut Batch<'_>| {
-        SCRATCH.with_borrow_mut(|scratch| {
+        let build = batch.packets.len() >= WORKER_BATCH;
+        WORKER_ROWS.with_borrow_mut(|rows| {
+            let table = rows.get_or_insert_with(|| Table::new(&packets::columns()));
             for (_, pkt) in batch.packets.iter_mut() {
                 pkt.verify_crcs();
                 window.anchor(pkt.ts_ns);
-                if window.contains(pkt.ts_ns) && filter.matches(pkt) {
-                    packets::push(&mut RowBytes(&mut batch.out), scratch, name, pkt);
+                if build && selected(pkt) {
+                    packets::push(table, name, pkt);
                 }
+            }
+            if build {
+                batch.made = Some(Box::new(table.finish()));
             }
         });
     };
-    let mut pending: Vec<u8> = Vec::with_capacity(HAND_OVER_BYTES);
     let input = for_each_batch_with(
         &paths,
         &args.input,
@@ -430,12 +463,7 @@ fn export_capture(
             for (file, pkt) in &batch.packets {
                 analyzer.observe(*file, pkt);
             }
-            // Gathered to a size worth a hand-over, since a stream's batch is one frame.
-            pending.extend_from_slice(&batch.out);
-            if pending.len() >= HAND_OVER_BYTES {
-                let full = std::mem::replace(&mut pending, Vec::with_capacity(HAND_OVER_BYTES));
-                packet_sink.write(full, analyzer.first_ts)?;
-            }
+            packet_rows.add(batch, selected, name, analyzer.first_ts)?;
             if analyzer.anomalies.kept.len() >= BATCH_ROWS
                 || analyzer.capture_missed.len() >= BATCH_ROWS
             {
@@ -447,9 +475,8 @@ fn export_capture(
     .with_context(|| format!("exporting {}", path.display()))?;
     analyzer.finish();
     let first_ts = analyzer.first_ts;
-    packet_sink.write(pending, first_ts)?;
     let mut datasets = Datasets {
-        packets: packet_sink.finish(first_ts)?,
+        packets: packet_rows.finish(first_ts)?,
         connections,
         events: event_writer,
         priorities,

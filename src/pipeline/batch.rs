@@ -20,6 +20,10 @@ pub struct Batch<'m> {
     /// Offset in `out` where each packet's time is to be inserted, when times depend on
     /// the packets before and are written in order by the consumer.
     pub marks: Vec<usize>,
+    /// What else the worker stage made of the packets, for the consumer to take in order:
+    /// `export` builds a batch's rows as Arrow columns there, off the consuming thread.
+    /// Typed by the caller, since what a worker makes is the caller's business.
+    pub made: Option<Box<dyn std::any::Any + Send>>,
     /// On the pipelined path, the records read for this batch and not decoded yet.
     pub(super) staged: Vec<Staged<'m>>,
     /// The generation of the [`CommittedCmState`] the staged records were decoded with;
@@ -91,6 +95,7 @@ impl<'m> Batch<'m> {
         self.out.clear();
         self.ends.clear();
         self.marks.clear();
+        self.made = None;
     }
 
     pub(super) fn clear(&mut self) {

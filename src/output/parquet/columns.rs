@@ -132,13 +132,37 @@ impl Builder {
         }
     }
 
-    fn finish(&mut self) -> ArrayRef {
+    /// The array built so far. The builder starts again with room for as many values (and
+    /// string bytes): the next batch is much like this one, and growing from nothing
+    /// reallocated each column a dozen times a batch.
+    fn finish(&mut self, rows: usize) -> ArrayRef {
         match self {
-            Builder::Int(b) => Arc::new(b.finish()),
-            Builder::UInt(b) => Arc::new(b.finish()),
-            Builder::Bool(b) => Arc::new(b.finish()),
-            Builder::Str(b) => Arc::new(b.finish()),
-            Builder::Timestamp(b) => Arc::new(b.finish()),
+            Builder::Int(b) => {
+                let array = b.finish();
+                *b = Int64Builder::with_capacity(rows);
+                Arc::new(array)
+            }
+            Builder::UInt(b) => {
+                let array = b.finish();
+                *b = UInt64Builder::with_capacity(rows);
+                Arc::new(array)
+            }
+            Builder::Bool(b) => {
+                let array = b.finish();
+                *b = BooleanBuilder::with_capacity(rows);
+                Arc::new(array)
+            }
+            Builder::Str(b) => {
+                let array = b.finish();
+                *b = StringBuilder::with_capacity(rows, array.values().len());
+                Arc::new(array)
+            }
+            Builder::Timestamp(b) => {
+                let array = b.finish();
+                *b = TimestampMicrosecondBuilder::with_capacity(rows).with_timezone(UTC);
+                Arc::new(array)
+            }
+            // Rare enough (tunnels, VLAN tags) to grow as they come.
             Builder::IntList(b) => Arc::new(b.finish()),
             Builder::StrList(b) => Arc::new(b.finish()),
         }
@@ -338,7 +362,7 @@ impl Table {
                 builder.append_nulls(rows - *filled);
             }
             *filled = 0;
-            arrays.push(builder.finish());
+            arrays.push(builder.finish(rows));
         }
         self.rows = 0;
         RecordBatch::try_new(self.schema.clone(), arrays)

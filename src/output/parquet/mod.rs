@@ -6,7 +6,6 @@ pub mod captures;
 pub mod columns;
 pub mod connections;
 pub mod dataset;
-pub mod encoded;
 pub mod events;
 pub mod packets;
 pub mod priorities;

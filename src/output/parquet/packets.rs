@@ -6,8 +6,9 @@
 use std::sync::LazyLock;
 
 use super::super::scalars;
-use super::columns::{Cell, ColumnSpec, ColumnType, Values};
-use super::encoded::RowSink;
+use std::fmt::Write as _;
+
+use super::columns::{Cell, ColumnSpec, ColumnType, Table, Values};
 use crate::dissect::Packet;
 use crate::fields::{FIELDS, Field, Parquet, Type, Value};
 
@@ -163,14 +164,15 @@ pub fn columns() -> Vec<ColumnSpec> {
     COLUMNS.columns.iter().map(|c| c.spec.clone()).collect()
 }
 
-/// Appends one frame as a row. `scratch` holds addresses while they are formatted, so that
-/// a row allocates nothing once it has grown.
-pub fn push(sink: &mut impl RowSink, scratch: &mut String, capture: &str, pkt: &Packet<'_>) {
+/// Appends one frame as a row of `table`, a table of [`columns`]. Addresses are formatted
+/// in the table's scratch buffer, so that a row allocates nothing once it has grown.
+pub fn push(table: &mut Table, capture: &str, pkt: &Packet<'_>) {
     let all = &*COLUMNS;
     let mut present = [false; 64];
     for (slot, header) in present.iter_mut().zip(&all.headers) {
         *slot = (header.get)(pkt).is_some();
     }
+    let mut scratch = std::mem::take(&mut table.scratch);
     // A column given no cell is null in this row.
     for (header, range) in &all.runs {
         if header.is_some_and(|h| !present.get(h).copied().unwrap_or(true)) {
@@ -179,36 +181,41 @@ pub fn push(sink: &mut impl RowSink, scratch: &mut String, capture: &str, pkt: &
         for (index, column) in all.columns[range.clone()].iter().enumerate() {
             let index = range.start + index;
             match &column.source {
-                Source::Capture => sink.cell(index, Cell::Str(capture)),
+                Source::Capture => table.push(index, Cell::Str(capture)),
                 Source::Message(error) => {
                     if let Some(err) = error(pkt) {
-                        sink.display(index, err);
+                        scratch.clear();
+                        let _ = write!(scratch, "{err}");
+                        table.push(index, Cell::Str(&scratch));
                     }
                 }
-                Source::Scalar(field) => push_value(sink, scratch, index, (field.get)(pkt)),
-                Source::List(field, count) => push_list(sink, scratch, index, field, *count, pkt),
+                Source::Scalar(field) => push_value(table, &mut scratch, index, (field.get)(pkt)),
+                Source::List(field, count) => {
+                    push_list(table, &mut scratch, index, field, *count, pkt)
+                }
             }
         }
     }
-    sink.end_row();
+    table.scratch = scratch;
+    table.end_row();
 }
 
-fn push_value(sink: &mut impl RowSink, scratch: &mut String, index: usize, value: Option<Value>) {
+fn push_value(table: &mut Table, scratch: &mut String, index: usize, value: Option<Value>) {
     match value {
         None => {}
-        Some(Value::Int(v)) => sink.cell(index, Cell::UInt(v)),
-        Some(Value::Bool(v)) => sink.cell(index, Cell::Bool(v)),
-        Some(Value::Str(v)) => sink.cell(index, Cell::Str(v)),
-        Some(Value::Time(ns)) => sink.cell(index, Cell::TimeNs(ns)),
+        Some(Value::Int(v)) => table.push(index, Cell::UInt(v)),
+        Some(Value::Bool(v)) => table.push(index, Cell::Bool(v)),
+        Some(Value::Str(v)) => table.push(index, Cell::Str(v)),
+        Some(Value::Time(ns)) => table.push(index, Cell::TimeNs(ns)),
         Some(Value::Ip(ip)) => {
             scratch.clear();
             write_ip(scratch, ip);
-            sink.cell(index, Cell::Str(scratch));
+            table.push(index, Cell::Str(scratch));
         }
         Some(Value::Mac(mac)) => {
             scratch.clear();
             write_mac(scratch, mac);
-            sink.cell(index, Cell::Str(scratch));
+            table.push(index, Cell::Str(scratch));
         }
     }
 }
@@ -243,7 +250,7 @@ fn push_ascii(out: &mut String, text: &[u8]) {
 }
 
 fn push_list(
-    sink: &mut impl RowSink,
+    table: &mut Table,
     text: &mut String,
     index: usize,
     field: &Field,
@@ -284,8 +291,7 @@ fn push_list(
             Some(Value::Ip(_) | Value::Mac(_)) => Cell::Str(&text[start..ends[i]]),
         }
     });
-    let cells: smallvec::SmallVec<[Cell<'_>; 8]> = cells.collect();
-    sink.list(index, &cells);
+    table.push_list(index, Some(cells));
 }
 
 #[cfg(test)]
