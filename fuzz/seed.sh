@@ -8,13 +8,23 @@
 #   erf_records            each record of the ERF captures: 2-byte wire length, the record
 #   dissect_all_linktypes  each record of every capture: selector, 2-byte wire length, frame
 #   analyze_capture        the seeds of both file readers
+#   write_capture, info_capture, html_report, parquet_export
+#                          the same capture files
+#   compressed_input       the compressed fixtures, a few captures gzip-compressed, and a few
+#                          plain ones (which read through unchanged)
+#   merge_points           a file-count byte and a mode byte before a few capture files
+#   threaded_pipeline      a mode byte before each capture file
+#   render_packet          the dissect_all_linktypes records with three field bytes and a
+#                          style byte after the selector
+#   filter_expr            the filter texts of src/filter/tests.rs
+#   cli_parsers            a selector byte before a value of each option
 #
 # Needs python3 (standard library only). Run from anywhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 - <<'PY'
-import glob, hashlib, os, shutil, struct
+import glob, gzip, hashlib, os, re, shutil, struct
 
 LINKTYPES = [1, 113, 197, 247, 276, 101, 228, 229, 242]
 sources = sorted(glob.glob("fixtures/*.pcap") + glob.glob("fixtures/*.pcapng")
@@ -24,11 +34,17 @@ if os.path.exists(real):
     sources.append(real)
 # Compressed captures are the containers' business, not the readers' (their fixtures
 # decompress to other fixtures, already here).
-sources = [p for p in sources
-           if open(p, "rb").read(4)[:2] != b"\x1f\x8b" and open(p, "rb").read(4) != b"\x28\xb5\x2f\xfd"]
+def compressed(p):
+    start = open(p, "rb").read(4)
+    return start[:2] == b"\x1f\x8b" or start == b"\x28\xb5\x2f\xfd"
+packed = [p for p in sources if compressed(p)]
+sources = [p for p in sources if not compressed(p)]
 
 corpus = {t: {} for t in ["pcap_reader", "pcapng_reader", "erf_records",
-                          "dissect_all_linktypes", "analyze_capture"]}
+                          "dissect_all_linktypes", "analyze_capture", "write_capture",
+                          "info_capture", "html_report", "parquet_export",
+                          "compressed_input", "merge_points", "threaded_pipeline",
+                          "render_packet", "filter_expr", "cli_parsers"]}
 
 def add(target, data):
     corpus[target][hashlib.sha1(data).hexdigest()[:16]] = data
@@ -101,6 +117,59 @@ for path in sources:
             add("erf_records", struct.pack(">H", orig) + data)
 
 corpus["analyze_capture"] = {**corpus["pcap_reader"], **corpus["pcapng_reader"]}
+# Small captures only: larger ones mostly repeat records, and the seeds live in git.
+small_files = {k: v for k, v in corpus["analyze_capture"].items() if len(v) <= 8192}
+for target in ["write_capture", "info_capture", "html_report", "parquet_export"]:
+    corpus[target] = dict(small_files)
+
+for path in packed:
+    add("compressed_input", open(path, "rb").read())
+small = sorted(corpus["pcap_reader"].values(), key=lambda d: (len(d), d))[:12]
+for data in small:
+    add("compressed_input", data)
+    add("compressed_input", gzip.compress(data, mtime=0))
+    # Two members, as `cat a.gz b.gz` makes.
+    add("compressed_input", gzip.compress(data[:len(data) // 2], mtime=0)
+        + gzip.compress(data[len(data) // 2:], mtime=0))
+
+for path in sources:
+    raw = open(path, "rb").read()
+    if len(raw) > 8192:
+        continue
+    digest = hashlib.sha1(raw).digest()
+    for mode in [0x42 if digest[0] % 2 else 0x83, digest[0]]:
+        add("threaded_pipeline", bytes([mode]) + raw)
+    if "points" in path or "merge" in path or digest[1] % 8 == 0:
+        for files, mode in [(3, 0x19), (31, 0x08 | digest[2] & 0xf7)]:
+            add("merge_points", bytes([files, mode]) + raw)
+
+for seed in list(corpus["dissect_all_linktypes"].values()):
+    digest = hashlib.sha1(seed).digest()
+    add("render_packet", seed[:1] + digest[:4] + seed[1:])
+
+tests = open("src/filter/tests.rs", encoding="utf-8").read()
+for literal in re.findall(r'"((?:[^"\\]|\\.)*)"', tests):
+    text = literal.encode().decode("unicode_escape").encode("latin-1", "replace") \
+        if "\\" in literal else literal.encode()
+    if len(text) >= 3 and any(op in text for op in [b"==", b"!=", b"<", b">", b" in ",
+                                                     b"contains", b"matches", b"[", b"~"]):
+        add("filter_expr", text)
+
+cli_values = {
+    0: ["2024-05-01T12:00:00Z\n+1.5s", "1714564800.5", "+200ms", "2024-02-29 23:59:60.999999999",
+        "2024-05-01T12:00:00+05:30", "+10us"],
+    2: ["100ms", "250us", "2s", "500ns", "1.5s", "0.000000001s"],
+    3: ["512M", "2G", "64K", "1000", "1TiB", "65536"],
+    4: ["100G", "25g", "400Gbps", "100M", "1T", "10b/s"],
+    5: ["0x1F", "17", "4096", "256", "18446744073709551615"],
+    6: ["b.pcap=-90us", "a=1s", "x=+5ns", "26=3", "63=7"],
+    7: ["bth.psn", "infiniband.bth.psn", "frame.len", "eth.src", "mad.cm.msg"],
+    8: ["separator=/t\nheader=y", "quote=d\noccurrence=f", "aggregator=/s\nseparator=,",
+        "occurrence=l\nquote=s", "separator=\u00e9"],
+}
+for selector, values in cli_values.items():
+    for value in values:
+        add("cli_parsers", bytes([selector]) + value.encode())
 
 total = 0
 for target, files in corpus.items():

@@ -377,6 +377,16 @@ fn saved_crash_inputs_replay_without_panic() {
             "erf_records" => harness::erf_record,
             "dissect_all_linktypes" => harness::any_linktype,
             "analyze_capture" => harness::analyze_capture,
+            "filter_expr" => harness::filter_expr,
+            "cli_parsers" => harness::cli_parsers,
+            "render_packet" => harness::render_packet,
+            "write_capture" => harness::write_capture,
+            "compressed_input" => harness::compressed_input,
+            "merge_points" => harness::merge_points,
+            "info_capture" => harness::info_capture,
+            "html_report" => harness::html_report,
+            "parquet_export" => harness::parquet_export,
+            "threaded_pipeline" => harness::threaded_pipeline,
             _ => panic!("{file}: the name must start with a fuzz target and a '-'"),
         };
         assert!(file.ends_with(".bin"), "{file}: expected a .bin file");

@@ -6,6 +6,41 @@
 //! read through a stream yields the same records, warnings and verdict as the same file read
 //! from memory; every JSON line parses; and a decoded packet does not contradict itself.
 
+// Paths spelled out: `tests/robustness.rs` includes this file from another directory.
+#[path = "export.rs"]
+mod export;
+#[path = "filter.rs"]
+mod filter;
+#[path = "fixture.rs"]
+mod fixture;
+#[path = "html.rs"]
+mod html;
+#[path = "info.rs"]
+mod info;
+#[path = "parsers.rs"]
+mod parsers;
+#[path = "pipeline.rs"]
+mod pipeline;
+#[path = "points.rs"]
+mod points;
+#[path = "render.rs"]
+mod render;
+#[path = "streams.rs"]
+mod streams;
+#[path = "writer.rs"]
+mod writer;
+
+pub use export::parquet_export;
+pub use filter::filter_expr;
+pub use html::html_report;
+pub use info::info_capture;
+pub use parsers::cli_parsers;
+pub use pipeline::threaded_pipeline;
+pub use points::merge_points;
+pub use render::render_packet;
+pub use streams::compressed_input;
+pub use writer::write_capture;
+
 use std::io::{self, Read};
 
 use rdmadump::analyze::points::plan::Plan;
