@@ -14,10 +14,9 @@ use rdmadump::capture::merge::InputReport;
 use rdmadump::capture::{CaptureReader, SliceInput};
 use rdmadump::dissect::{DecodeOptions, dissect};
 use rdmadump::output::parquet::connections::{ConnectionRecord, connection_schema};
-use rdmadump::output::parquet::encoded::{RowBytes, append_rows};
 use rdmadump::output::parquet::events::{EventRecord, event_schema};
 use rdmadump::output::parquet::{
-    ColumnSpec, DatasetOptions, DatasetWriter, Partitioning, Table, packets,
+    ColumnSpec, DatasetOptions, DatasetWriter, Partitioning, Table, commit_all, packets,
 };
 use rdmadump::report::anomalies::AnomalyRow;
 use rdmadump::report::{Files, Report};
@@ -61,8 +60,6 @@ pub fn parquet_export(data: &[u8]) {
     });
     let decode = DecodeOptions::default();
     let mut expected = Vec::new();
-    let mut rows = Vec::new();
-    let mut scratch = String::new();
     // Rows go to the writer in small batches, so that batches, row groups and files all
     // have ends inside the capture.
     let batch_rows = 1 + data.len() % 7;
@@ -84,9 +81,7 @@ pub fn parquet_export(data: &[u8]) {
             caplen: pkt.caplen.into(),
             ts_ns: pkt.ts_ns.map(i128::from),
         });
-        packets::push(&mut RowBytes(&mut rows), &mut scratch, name, &pkt);
-        append_rows(&mut table, &rows);
-        rows.clear();
+        packets::push(&mut table, name, &pkt);
         if table.rows() >= batch_rows {
             let batch = table.finish().expect("a batch of the packet rows");
             packet_writer
@@ -137,9 +132,11 @@ pub fn parquet_export(data: &[u8]) {
         .expect("writing connections");
 
     assert_eq!(packet_writer.rows(), expected.len() as u64, "packet rows");
-    for writer in [packet_writer, event_writer, connection_writer] {
-        writer.commit().expect("commit a dataset");
+    let mut temporaries = Vec::new();
+    for mut writer in [packet_writer, event_writer, connection_writer] {
+        temporaries.extend(writer.take_finished().expect("finish a dataset"));
     }
+    commit_all(temporaries).expect("commit the datasets");
 
     let packet_batches = read_dataset(&root.join("packets"));
     let mut got = Vec::new();
