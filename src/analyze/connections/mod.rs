@@ -1039,9 +1039,12 @@ impl ConnectionTable {
     /// good: a direction whose series was dropped keeps an empty one, which records nothing
     /// (a flag on the end would make every end 8 bytes larger), so that the series left do
     /// not lose their room to new ones.
+    ///
+    /// Among equals the latest to appear go first, not the least recently active: the
+    /// report ranks equal connections in order of appearance and draws the first.
     #[cold]
     fn evict_series(&mut self) {
-        let worth = |e: &End| Order::Usefulness.worth(e.events(), e.packets(), e.last_activity);
+        let worth = |e: &End| Order::Usefulness.worth(e.events(), e.packets(), u64::MAX - e.order);
         // An eighth of the series may hold less than the excess: the newest are the least
         // useful, and the smallest.
         while self.series_budget.over() {
