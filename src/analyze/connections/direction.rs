@@ -106,8 +106,6 @@ pub struct Requests {
     /// Per-interval counts (`--interval`) and the report's graphs (`--html`); boxed, as
     /// most analyses ask for neither.
     pub series: Option<Box<super::Series>>,
-    /// The memory budget dropped this direction's series: it records none again.
-    pub series_dropped: bool,
     /// What the capture missed of this direction, told apart from what the network lost:
     /// `psn_gaps` and `missing_psns` count only the gaps it decided were lost.
     pub capture: CaptureLoss,

@@ -544,7 +544,7 @@ impl ConnectionTable {
             end.req.reaction.request(ts, payload);
         }
         if (timeline.is_some() || graphs)
-            && !end.req.series_dropped
+            && !end.req.series.as_ref().is_some_and(|s| s.is_dropped())
             && let Some(ts) = at.ts_ns
         {
             let retransmitted = !matches!(verdict, Verdict::New | Verdict::Gap);
@@ -1017,24 +1017,30 @@ impl End {
 
 impl ConnectionTable {
     /// Drops the series of the eighth of the ends holding one that are least useful, for
-    /// good: a direction whose series was dropped records none again, so that the series
-    /// left do not lose their room to new ones and the report can say which are missing.
+    /// good: a direction whose series was dropped keeps an empty one, which records nothing
+    /// (a flag on the end would make every end 8 bytes larger), so that the series left do
+    /// not lose their room to new ones.
+    ///
+    /// Among equals the latest to appear go first, not the least recently active: the
+    /// report ranks equal connections in order of appearance and draws the first.
     #[cold]
     fn evict_series(&mut self) {
-        let worth = |e: &End| Order::Usefulness.worth(e.events(), e.packets(), e.last_activity);
+        let worth = |e: &End| Order::Usefulness.worth(e.events(), e.packets(), u64::MAX - e.order);
         // An eighth of the series may hold less than the excess: the newest are the least
         // useful, and the smallest.
         while self.series_budget.over() {
-            let holding = self.ends.iter().filter(|e| e.req.series.is_some());
+            let holds = |e: &End| e.req.series.as_ref().is_some_and(|s| !s.is_dropped());
+            let holding = self.ends.iter().filter(|e| holds(e));
             let Some(threshold) = budget::eighth_threshold(holding.map(worth).collect()) else {
                 return;
             };
             for end in &mut self.ends {
-                if end.req.series.is_some() && worth(end) <= threshold {
-                    if let Some(series) = end.req.series.take() {
+                if holds(end) && worth(end) <= threshold {
+                    let dropped = Box::new(Series::default());
+                    self.series_budget.grew(0, dropped.bytes());
+                    if let Some(series) = end.req.series.replace(dropped) {
                         self.series_budget.drop_series(series.bytes());
                     }
-                    end.req.series_dropped = true;
                 }
             }
         }

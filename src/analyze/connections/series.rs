@@ -32,6 +32,12 @@ impl Series {
 }
 
 impl Series {
+    /// Whether this is what the memory budget left of a series: nothing, and nothing to
+    /// record.
+    pub fn is_dropped(&self) -> bool {
+        self.timeline.is_none() && self.sequence.is_none()
+    }
+
     /// Bytes the series holds: itself, its box, and the room its points and buckets
     /// reserved.
     pub fn bytes(&self) -> u64 {
