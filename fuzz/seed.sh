@@ -9,13 +9,14 @@
 #   dissect_all_linktypes  each record of every capture: selector, 2-byte wire length, frame
 #   analyze_capture        the seeds of both file readers
 #   write_capture, info_capture, html_report, parquet_export
-#                          the same capture files
+#                          the same capture files, up to 8 KiB
+# The new targets' seeds leave out the real capture: only fixtures go into the repository.
 #   compressed_input       the compressed fixtures, a few captures gzip-compressed, and a few
 #                          plain ones (which read through unchanged)
 #   merge_points           a file-count byte and a mode byte before a few capture files
 #   threaded_pipeline      a mode byte before each capture file
-#   render_packet          the dissect_all_linktypes records with three field bytes and a
-#                          style byte after the selector
+#   render_packet          the dissect_all_linktypes records of the fixtures, with three
+#                          field bytes and a style byte after the selector
 #   filter_expr            the filter texts of src/filter/tests.rs
 #   cli_parsers            a selector byte before a value of each option
 #
@@ -112,13 +113,20 @@ for path in sources:
         if linktype not in LINKTYPES:
             continue
         orig = min(orig, 0xFFFF)
-        add("dissect_all_linktypes", bytes([LINKTYPES.index(linktype)]) + struct.pack(">H", orig) + data)
+        record = bytes([LINKTYPES.index(linktype)]) + struct.pack(">H", orig) + data
+        add("dissect_all_linktypes", record)
+        # The new targets' seeds come from the fixtures alone: no byte of a real capture
+        # goes into the repository.
+        if path != real:
+            add("render_packet", record[:1] + hashlib.sha1(record).digest()[:4] + record[1:])
         if linktype == 197:
             add("erf_records", struct.pack(">H", orig) + data)
 
 corpus["analyze_capture"] = {**corpus["pcap_reader"], **corpus["pcapng_reader"]}
 # Small captures only: larger ones mostly repeat records, and the seeds live in git.
-small_files = {k: v for k, v in corpus["analyze_capture"].items() if len(v) <= 8192}
+real_bytes = open(real, "rb").read() if os.path.exists(real) else None
+small_files = {k: v for k, v in corpus["analyze_capture"].items()
+               if len(v) <= 8192 and v != real_bytes}
 for target in ["write_capture", "info_capture", "html_report", "parquet_export"]:
     corpus[target] = dict(small_files)
 
@@ -134,7 +142,7 @@ for data in small:
 
 for path in sources:
     raw = open(path, "rb").read()
-    if len(raw) > 8192:
+    if len(raw) > 8192 or path == real:
         continue
     digest = hashlib.sha1(raw).digest()
     for mode in [0x42 if digest[0] % 2 else 0x83, digest[0]]:
@@ -142,10 +150,6 @@ for path in sources:
     if "points" in path or "merge" in path or digest[1] % 8 == 0:
         for files, mode in [(3, 0x19), (31, 0x08 | digest[2] & 0xf7)]:
             add("merge_points", bytes([files, mode]) + raw)
-
-for seed in list(corpus["dissect_all_linktypes"].values()):
-    digest = hashlib.sha1(seed).digest()
-    add("render_packet", seed[:1] + digest[:4] + seed[1:])
 
 tests = open("src/filter/tests.rs", encoding="utf-8").read()
 for literal in re.findall(r'"((?:[^"\\]|\\.)*)"', tests):
