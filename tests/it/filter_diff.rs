@@ -258,6 +258,26 @@ const FILTERS: &[(&str, Option<&str>)] = &[
 /// reason given. An entry that no longer explains any difference fails the test.
 const KNOWN: &[(&[&str], &str, &str)] = &[
     (
+        &["nvme-rdma"],
+        "infiniband.mad.attributeid == 0x0010",
+        "rdmadump decodes the NVMe-oF private data of the CM REQ itself (NVMe-oF RDMA \
+         binding: the REQ carries RECFMT, QID, HRQSIZE, HSQSIZE); tshark 4.0 recognises the \
+         queue only from the REP on, and shows no nvme-rdma layer in the REQ",
+    ),
+    (
+        &["nvme.cmd.psdt", "nvme.cmd.sgl1"],
+        "infiniband.bth.opcode == 4",
+        "rdmadump gives every SQE's PSDT and SGL descriptor 1 (NVMe base specification, \
+         common command format); tshark 4.0 shows them only for the commands it dissects \
+         in full, not for Property Get or Get Log Page",
+    ),
+    (
+        &["nvme-rdma", "nvme.fabrics.cmd_pkt", "nvme-rdma.cmd.qid"],
+        "infiniband.bth.opcode == 16",
+        "rdmadump links an RDMA READ request to its command by the R_Key of the command's \
+         SGL, but not yet the READ responses that follow it; tshark links both",
+    ),
+    (
         &[""],
         "udp.port == 69 or (udp.srcport == 4791 and udp.dstport != 4791)",
         "rdmadump decodes RoCE v2 by UDP destination port alone (4791, or --roce-port); \
