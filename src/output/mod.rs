@@ -5,6 +5,7 @@ mod analyze_cnp;
 #[cfg(feature = "cli")]
 mod analyze_connections;
 pub mod analyze_json;
+#[cfg(feature = "cli")]
 mod analyze_nvme;
 #[cfg(feature = "cli")]
 pub mod analyze_text;
