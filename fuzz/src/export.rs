@@ -79,7 +79,12 @@ pub fn parquet_export(data: &[u8]) {
             frame: pkt.frame.into(),
             len: pkt.len.into(),
             caplen: pkt.caplen.into(),
-            ts_ns: pkt.ts_ns.map(i128::from),
+            // The column is an Int64, as SQL engines want: a time past 2262 does not fit,
+            // and is null rather than something it is not (columns.rs).
+            ts_ns: pkt
+                .ts_ns
+                .and_then(|ts| i64::try_from(ts).ok())
+                .map(i128::from),
         });
         packets::push(&mut table, name, &pkt);
         if table.rows() >= batch_rows {

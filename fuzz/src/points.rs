@@ -59,12 +59,13 @@ pub fn merge_points(data: &[u8]) {
             Ok::<_, PipelineError>(ControlFlow::Continue(()))
         },
     );
+    // `--offset` needs several inputs.
     let mut manual = vec![None; files];
-    if mode & 8 != 0 {
+    if mode & 8 != 0 && files > 1 {
         manual[files - 1] = Some(CLOCK_STEPS[usize::from(mode >> 4) % 4]);
     }
     let plan = plan::plan(estimator, &manual);
-    check_plan(&plan, files);
+    check_plan(&plan, &manual);
     let offsets = plan.file_offsets_ns();
     check_merge(&paths, &offsets);
     if plan.points() > MAX_POINTS {
@@ -156,8 +157,9 @@ fn split(capture: &[u8], files: usize, mode: u8) -> Option<Vec<PathBuf>> {
 }
 
 /// A plan puts every file at one point, numbers the points from 0 without gaps, and gives
-/// the reference point no offset.
-fn check_plan(plan: &Plan, files: usize) {
+/// the first file's point no offset unless `--offset` gave it one.
+fn check_plan(plan: &Plan, manual: &[Option<i64>]) {
+    let files = manual.len();
     assert_eq!(plan.point_of.len(), files, "a point for every file");
     let points = plan.points();
     assert!(
@@ -173,7 +175,11 @@ fn check_plan(plan: &Plan, files: usize) {
     }
     let offsets = plan.file_offsets_ns();
     assert_eq!(offsets.len(), files, "an offset for every file");
-    assert_eq!(offsets[0], 0, "the first file is the reference clock");
+    assert_eq!(
+        offsets[0],
+        manual[0].unwrap_or(0),
+        "the first file is the reference clock"
+    );
 }
 
 /// The merge hands out the record earliest on the reference clock, ties in input order,

@@ -153,7 +153,14 @@ impl FrameClocks {
         let Some(ts) = ts else {
             return FrameClock::default();
         };
-        let since = |then: Option<u64>| then.map_or(0, |t| ts as i64 - t as i64);
+        // Any 64-bit time can come from a pcapng, so two may be further apart than an i64
+        // reaches: the difference is then the nearest one it holds, not a wrong sign.
+        let since = |then: Option<u64>| {
+            then.map_or(0, |t| {
+                let ns = i128::from(ts) - i128::from(t);
+                i64::try_from(ns).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX })
+            })
+        };
         let clock = FrameClock {
             relative_ns: since(self.first_ts),
             delta_ns: since(self.previous_ts),

@@ -127,6 +127,7 @@ impl Frame<'_> {
         root.fill(&WHITE).map_err(|e| err(&e))?;
         let x = widen(&self.x);
         let y = widen(&self.y);
+        let (x_near, y_near) = (near(&x), near(&y));
         // At most 10 labels over the widened axis: ticks at least a tenth of it apart.
         let x_step = (x.end - x.start) / 10.0;
         let mut chart = ChartBuilder::on(&root)
@@ -169,7 +170,7 @@ impl Frame<'_> {
                 .draw_series(LineSeries::new(points, line.color.stroke_width(1)))
                 .map_err(|e| err(&e))?;
         }
-        let map = |x: f64, y: f64| chart.backend_coord(&(x, y));
+        let map = |x: f64, y: f64| chart.backend_coord(&(x_near(x), y_near(y)));
         marks(&map);
         root.present().map_err(|e| err(&e))?;
         Ok(())
@@ -184,6 +185,15 @@ fn widen(r: &Range<f64>) -> Range<f64> {
         return (c - 1.0)..(c + 1.0);
     }
     (r.start - span * 0.03)..(r.end + span * 0.03)
+}
+
+/// A mark's value, kept within a thousand axis lengths of the axis: plotters turns values
+/// into pixels in i32, and one far outside (an event hours from a chart spanning
+/// microseconds) overflowed it. Any mark that close keeps its exact place.
+fn near(axis: &Range<f64>) -> impl Fn(f64) -> f64 + use<> {
+    let slack = (axis.end - axis.start) * 1000.0;
+    let (lo, hi) = (axis.start - slack, axis.end + slack);
+    move |v: f64| v.max(lo).min(hi)
 }
 
 /// Each value held until the next: what a cumulative ACK line looks like.
