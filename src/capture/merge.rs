@@ -133,7 +133,7 @@ pub struct Merger<'m> {
     /// step when pushed). Scanning every input for every record made 1,000 inputs cost
     /// 11 times the CPU of one file of the same records. An entry whose step is not its
     /// input's current one is left over from a record already used, and skipped.
-    queue: BinaryHeap<Reverse<(u64, usize, u64)>>,
+    queue: Queue,
     /// How many times each input has moved on.
     steps: Vec<u64>,
     /// Queue entries looked at, to check that a record costs the same however many inputs.
@@ -171,6 +171,7 @@ impl<'m> Merger<'m> {
             };
             readers.push(reader);
         }
+        let readers_len = readers.len();
         let mut merger = Merger {
             stalled: vec![false; readers.len()],
             waiting: Vec::new(),
@@ -179,7 +180,7 @@ impl<'m> Merger<'m> {
             report,
             notices,
             offsets: Vec::new(),
-            queue: BinaryHeap::new(),
+            queue: Queue::for_inputs(readers_len),
             #[cfg(test)]
             looked_at: 0,
         };
@@ -205,7 +206,7 @@ impl<'m> Merger<'m> {
     /// Puts input `index` in the queue at its current record, if it has one.
     fn enqueue(&mut self, index: usize) {
         if let Some(at) = self.merge_time(index) {
-            self.queue.push(Reverse((at, index, self.steps[index])));
+            self.queue.push((at, index, self.steps[index]));
         }
     }
 
@@ -269,7 +270,7 @@ impl<'m> Merger<'m> {
         }
         // Ties keep command-line order: the queue orders on (time, input).
         let index = loop {
-            let &Reverse((_, index, step)) = self.queue.peek()?;
+            let (_, index, step) = self.queue.peek()?;
             #[cfg(test)]
             {
                 self.looked_at += 1;
@@ -331,7 +332,7 @@ impl<'m> Merger<'m> {
         let advanced = reader.advance();
         collect_warnings(reader, index, &mut self.notices);
         // The record used is the queue's first, but for a caller that skipped one.
-        if let Some(&Reverse((_, first, step))) = self.queue.peek()
+        if let Some((_, first, step)) = self.queue.peek()
             && (first, step) == (index, self.steps[index])
         {
             self.queue.pop();
@@ -353,7 +354,11 @@ impl<'m> Merger<'m> {
             }
         }
         match advanced {
-            Ok(true) => self.enqueue(index),
+            Ok(true) => match &mut self.queue {
+                // One input goes next whenever it has a record: no time to look up.
+                Queue::One(slot) => *slot = Some((0, index, self.steps[index])),
+                Queue::Many(_) => self.enqueue(index),
+            },
             Ok(false) => {
                 if reader.was_cut_short() {
                     self.report.truncated = true;
@@ -422,6 +427,57 @@ impl<'m> Merger<'m> {
 }
 
 /// Notes that input `file` failed, and marks the run as failed.
+/// A queue entry: (merge time, input, that input's step when pushed).
+type Entry = (u64, usize, u64);
+
+/// The merge queue. One input, the common case, needs no heap: its one entry is a slot,
+/// which saves every record a heap push and pop.
+enum Queue {
+    One(Option<Entry>),
+    Many(BinaryHeap<Reverse<Entry>>),
+}
+
+impl Queue {
+    fn for_inputs(inputs: usize) -> Self {
+        if inputs <= 1 {
+            Queue::One(None)
+        } else {
+            Queue::Many(BinaryHeap::with_capacity(inputs))
+        }
+    }
+
+    /// With one input, an entry replaces any older one, which is stale by then.
+    fn push(&mut self, entry: Entry) {
+        match self {
+            Queue::One(slot) => *slot = Some(entry),
+            Queue::Many(heap) => heap.push(Reverse(entry)),
+        }
+    }
+
+    fn peek(&self) -> Option<Entry> {
+        match self {
+            Queue::One(slot) => *slot,
+            Queue::Many(heap) => heap.peek().map(|&Reverse(entry)| entry),
+        }
+    }
+
+    fn pop(&mut self) {
+        match self {
+            Queue::One(slot) => *slot = None,
+            Queue::Many(heap) => {
+                heap.pop();
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Queue::One(slot) => *slot = None,
+            Queue::Many(heap) => heap.clear(),
+        }
+    }
+}
+
 fn fail<T>(
     report: &mut InputReport,
     notices: &mut Vec<Notice>,

@@ -157,8 +157,12 @@ impl FrameClocks {
         // reaches: the difference is then the nearest one it holds, not a wrong sign.
         let since = |then: Option<u64>| {
             then.map_or(0, |t| {
-                let ns = i128::from(ts) - i128::from(t);
-                i64::try_from(ns).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX })
+                if ts >= t {
+                    i64::try_from(ts - t).unwrap_or(i64::MAX)
+                } else {
+                    // 0 - 2^63 is i64::MIN itself; anything further saturates to it.
+                    0i64.checked_sub_unsigned(t - ts).unwrap_or(i64::MIN)
+                }
             })
         };
         let clock = FrameClock {
@@ -245,6 +249,21 @@ impl Decoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frame_clocks_saturate_at_the_ends_of_an_i64() {
+        let mut clocks = FrameClocks::default();
+        clocks.next(Some(u64::MAX));
+        let back = clocks.next(Some(0));
+        assert_eq!((back.relative_ns, back.delta_ns), (i64::MIN, i64::MIN));
+        let forth = clocks.next(Some(u64::MAX));
+        assert_eq!((forth.relative_ns, forth.delta_ns), (0, i64::MAX));
+        let mut clocks = FrameClocks::default();
+        clocks.next(Some(1 << 63));
+        assert_eq!(clocks.next(Some(0)).delta_ns, i64::MIN);
+        assert_eq!(clocks.next(Some(5)).delta_ns, 5);
+        assert_eq!(clocks.next(Some(2)).delta_ns, -3);
+    }
 
     #[test]
     fn the_set_is_bounded_and_forgets_the_oldest() {

@@ -358,17 +358,23 @@ pub fn decode(pkt: &mut Packet<'_>, state: &mut UlpState, forced: &[DecodeAs]) -
     let Some(bth) = pkt.bth else {
         return false;
     };
-    match bth.opcode() {
-        opcode::RC_SEND_ONLY
-        | opcode::RC_SEND_ONLY_WITH_IMMEDIATE
-        | RC_SEND_FIRST
-        | RC_SEND_ONLY_WITH_INVALIDATE
-        | opcode::RDMA_READ_REQUEST_OP
-        | RC_WRITE_FIRST
-        | RC_WRITE_ONLY
-        | RC_WRITE_ONLY_WITH_IMMEDIATE => from_rc(pkt, state, forced),
-        _ => false,
+    let op = bth.opcode();
+    let carries_ulp = is_send(op)
+        || matches!(
+            op,
+            opcode::RDMA_READ_REQUEST_OP
+                | RC_WRITE_FIRST
+                | RC_WRITE_ONLY
+                | RC_WRITE_ONLY_WITH_IMMEDIATE
+        );
+    if !carries_ulp
+        || state.ends.is_empty()
+            && forced.is_empty()
+            && !could_make_a_queue_known(pkt, state, is_send(op))
+    {
+        return false;
     }
+    from_rc(pkt, state, forced)
 }
 
 const RC_SEND_FIRST: u8 = 0x00;
@@ -501,9 +507,6 @@ fn from_rc(pkt: &mut Packet<'_>, state: &mut UlpState, forced: &[DecodeAs]) -> b
     let Some(bth) = pkt.bth else { return false };
     let op = bth.opcode();
     let send = is_send(op);
-    if state.ends.is_empty() && forced.is_empty() && !send {
-        return false;
-    }
     let Some(to) = Endpoint::new(pkt.dst_addr(), bth.dest_qp()) else {
         return false;
     };
@@ -520,6 +523,18 @@ fn from_rc(pkt: &mut Packet<'_>, state: &mut UlpState, forced: &[DecodeAs]) -> b
         (Role::Host, true) => response(pkt, state, side.queue),
         (Role::Host, false) => data(pkt, state, side.queue, op),
         (Role::Controller, false) => false,
+    }
+}
+
+/// Before any queue is known, only a SEND the size of a command capsule, or of a response
+/// capsule while commands wait for one, can teach anything: the test every RC frame of a
+/// capture without NVMe-oF pays, so it stays a few compares.
+#[inline]
+fn could_make_a_queue_known(pkt: &Packet<'_>, state: &UlpState, send: bool) -> bool {
+    send && match pkt.payload_len.map(|len| len as usize) {
+        Some(SQE_LEN) => true,
+        Some(CQE_LEN) => !state.candidates.is_empty(),
+        _ => false,
     }
 }
 

@@ -39,7 +39,8 @@ where
             batch.decode(index, &record, frame, decoder);
             work(&mut batch);
             flow = consume(&mut batch)?;
-            batch.clear();
+            // The rest of the batch is dropped with it: its packet holds nothing to free.
+            batch.clear_output();
             (out, ends, marks) = (batch.out, batch.ends, batch.marks);
             used_up = Some(offset);
         }

@@ -122,6 +122,10 @@ pub struct Requests {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Sequence {
     pub started: bool,
+    /// While the end has no peer: requests came since its listing among the unpaired ends
+    /// was last brought up to date ([`super::ConnectionTable`] does that when a response
+    /// looks there, not for every request). Here, it takes no room: `started`'s padding.
+    pub unpaired_stale: bool,
     pub first_psn: u32,
     pub highest: u32,
     pub previous: u32,

@@ -138,6 +138,8 @@ pub struct ConnectionTable {
     /// Unpaired ends that received requests, by (their address, the peer's) and by the
     /// PSNs of those requests: where a response's requester looks for its peer.
     unpaired: Unpaired,
+    /// Unpaired ends whose requests went on since `unpaired` last listed their span.
+    stale_unpaired: Vec<u32>,
     pending: Map<(Address, u32), PendingReq>,
     /// Established CM connections by (address, local comm ID) of each side.
     comm: Map<(Address, u32), u32>,
@@ -183,6 +185,7 @@ impl ConnectionTable {
             ends: Vec::new(),
             index: EndIndex::default(),
             unpaired: Unpaired::default(),
+            stale_unpaired: Vec::new(),
             pending: Map::default(),
             comm: Map::default(),
             max_ends: max_flows.max(2),
@@ -606,8 +609,9 @@ impl ConnectionTable {
                 && let Some(key) = end.key
             {
                 self.unpaired.list(slot as u32, (key.addr, key.peer), span);
-            } else {
-                self.unpaired.update(slot as u32, span);
+            } else if !end.req.seq.unpaired_stale {
+                end.req.seq.unpaired_stale = true;
+                self.stale_unpaired.push(slot as u32);
             }
         }
         if let Some(start) = silent_since {
@@ -767,10 +771,31 @@ impl ConnectionTable {
         ));
     }
 
+    /// Lists the spans of the unpaired ends whose requests went on: before a response
+    /// looks for its peer, so that a request costs no index update, and an end is updated
+    /// at most once per response however many requests came between.
+    fn refresh_unpaired(&mut self) {
+        let mut stale = std::mem::take(&mut self.stale_unpaired);
+        for &slot in &stale {
+            let Some(end) = self.ends.get_mut(slot as usize) else {
+                continue;
+            };
+            end.req.seq.unpaired_stale = false;
+            if end.peer.is_none() {
+                let seq = &end.req.seq;
+                let span = unpaired::span(seq.first_psn, seq.highest);
+                self.unpaired.update(slot, span);
+            }
+        }
+        stale.clear();
+        self.stale_unpaired = stale;
+    }
+
     fn pair_by_traffic(&mut self, slot: usize, p: u32) {
         let Some(key) = self.ends[slot].key else {
             return;
         };
+        self.refresh_unpaired();
         // Requests from this end's address to the responder: their ends are (peer, addr).
         let ends = &self.ends;
         let closest = self.unpaired.closest(&(key.peer, key.addr), p, |other| {
@@ -933,6 +958,8 @@ impl ConnectionTable {
     /// Drops the eighth of the ends that comes first in the eviction order, as the flow
     /// table does, and renumbers what points at the rest.
     fn evict(&mut self) {
+        // Slots are renumbered below: the stale list names the old ones.
+        self.refresh_unpaired();
         let order = self.order;
         let worth = |e: &End| order.worth(e.events(), e.packets(), e.last_activity);
         let Some(threshold) = budget::eighth_threshold(self.ends.iter().map(worth).collect())
