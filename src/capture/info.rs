@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::Path;
 
 use super::compressed::{self, Compression};
-use super::{AnyReader, CaptureError, Container, InterfaceInfo, Record, Source};
+use super::{AnyReader, CaptureError, Container, Damage, InterfaceInfo, Record, Source};
 
 /// Container problems kept per file; a damaged file cannot flood the report with them.
 const MAX_WARNINGS: usize = 16;
@@ -51,12 +51,20 @@ pub struct Summary {
     pub error: Option<String>,
     /// Problems the readers reported and read past (at most `MAX_WARNINGS`).
     pub warnings: Vec<String>,
+    /// Warnings past `MAX_WARNINGS`, and past the reader's own cap: counted, not listed.
+    pub warnings_not_listed: u64,
+    /// What the reader skipped over in all, listed or not.
+    pub damage: Damage,
 }
 
 impl Summary {
     /// The file was read to its end, with no record cut short and no damage.
     pub fn ends_cleanly(&self) -> bool {
-        !self.cut_short && self.error.is_none() && self.warnings.is_empty()
+        !self.cut_short
+            && self.error.is_none()
+            && self.warnings.is_empty()
+            && self.warnings_not_listed == 0
+            && self.damage.is_none()
     }
 }
 
@@ -121,6 +129,8 @@ pub fn summarize(
         cut_short: false,
         error: None,
         warnings: Vec::new(),
+        warnings_not_listed: 0,
+        damage: Damage::default(),
     };
     let mut previous_ts = 0u64;
     // The interface of the record before, as (section, id) and its index in `interfaces`:
@@ -134,6 +144,8 @@ pub fn summarize(
             for warning in reader.take_warnings() {
                 if summary.warnings.len() < MAX_WARNINGS {
                     summary.warnings.push(warning.to_string());
+                } else {
+                    summary.warnings_not_listed += 1;
                 }
             }
         }
@@ -146,6 +158,8 @@ pub fn summarize(
                     summary
                         .warnings
                         .push(format!("offset {}: {err}", reader.position()));
+                } else {
+                    summary.warnings_not_listed += 1;
                 }
                 break;
             }
@@ -220,6 +234,8 @@ pub fn summarize(
         }
     }
     summary.cut_short |= reader.was_cut_short();
+    summary.damage = reader.damage();
+    summary.warnings_not_listed += summary.damage.warnings_dropped;
     summary.container = Container {
         section: summary.container.section.max(reader.container().section),
         ..reader.container()

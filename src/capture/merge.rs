@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{
-    AnyReader, CaptureError, Container, InterfaceInfo, Record, Releaser, Source, compressed,
+    AnyReader, CaptureError, Container, Damage, InterfaceInfo, Record, Releaser, Source, compressed,
 };
 
 /// What reading the inputs found, beyond the packets themselves.
@@ -67,6 +67,8 @@ pub struct InputOutcome {
     /// Where in the file (decompressed, for a compressed one) a truncated or damaged input
     /// broke: the record cut short, or the damage that stopped the reading.
     pub broke_at: Option<u64>,
+    /// What the reader skipped over to read on past damage.
+    pub damage: Damage,
 }
 
 /// Something to tell the user about one input.
@@ -330,7 +332,7 @@ impl<'m> Merger<'m> {
             return;
         };
         let advanced = reader.advance();
-        collect_warnings(reader, index, &mut self.notices);
+        collect_warnings(reader, index, &mut self.notices, &mut self.report);
         // The record used is the queue's first, but for a caller that skipped one.
         if let Some((_, first, step)) = self.queue.peek()
             && (first, step) == (index, self.steps[index])
@@ -419,7 +421,7 @@ impl<'m> Merger<'m> {
     pub fn finish(mut self) -> (InputReport, Vec<Notice>) {
         for (file, slot) in self.readers.iter_mut().enumerate() {
             if let Some((reader, _)) = slot {
-                collect_warnings(reader, file, &mut self.notices);
+                collect_warnings(reader, file, &mut self.notices, &mut self.report);
             }
         }
         (self.report, self.notices)
@@ -502,13 +504,36 @@ fn mark_failed(report: &mut InputReport, file: usize, message: &str) {
     }
 }
 
-fn collect_warnings(reader: &mut AnyReader<'_>, file: usize, notices: &mut Vec<Notice>) {
-    if reader.has_warnings() {
-        notices.extend(reader.take_warnings().into_iter().map(|w| Notice {
-            file,
-            fatal: false,
-            message: w.to_string(),
-        }));
+/// Passes on what the reader warned of, and keeps its damage count in the input's outcome.
+/// Warnings past the reader's cap were counted only: one notice says how many.
+fn collect_warnings(
+    reader: &mut AnyReader<'_>,
+    file: usize,
+    notices: &mut Vec<Notice>,
+    report: &mut InputReport,
+) {
+    if !reader.has_warnings() {
+        return;
+    }
+    notices.extend(reader.take_warnings().into_iter().map(|w| Notice {
+        file,
+        fatal: false,
+        message: w.to_string(),
+    }));
+    let damage = reader.damage();
+    if let Some(outcome) = report.inputs.get_mut(file) {
+        let dropped = damage.warnings_dropped - outcome.damage.warnings_dropped;
+        if dropped > 0 {
+            notices.push(Notice {
+                file,
+                fatal: false,
+                message: format!(
+                    "{dropped} more warnings at offset {} were counted, not listed",
+                    reader.position()
+                ),
+            });
+        }
+        outcome.damage = damage;
     }
 }
 

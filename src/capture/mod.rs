@@ -117,6 +117,26 @@ pub struct CaptureReader<I> {
     warnings: Vec<Warning>,
     /// The input ended inside a record or block.
     cut_short: bool,
+    damage: Damage,
+}
+
+/// What a reader read past, in all: counted whatever became of the warnings that named it,
+/// so that a summary can say how much a damaged capture lost.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Damage {
+    /// Blocks or records skipped whole because they were damaged.
+    pub skipped_blocks: u64,
+    /// Bytes skipped while scanning for the next valid block after damage.
+    pub skipped_bytes: u64,
+    /// Warnings past the cap on warnings kept between two records: they were counted, not
+    /// kept.
+    pub warnings_dropped: u64,
+}
+
+impl Damage {
+    pub fn is_none(&self) -> bool {
+        *self == Damage::default()
+    }
 }
 
 /// Warnings kept for the caller between two `next` calls; a damaged container cannot flood
@@ -148,6 +168,7 @@ impl<I: Input> CaptureReader<I> {
             located: None,
             warnings: Vec::new(),
             cut_short: false,
+            damage: Damage::default(),
         })
     }
 
@@ -162,6 +183,7 @@ impl<I: Input> CaptureReader<I> {
         let mut sink = WarningSink {
             warnings: &mut self.warnings,
             cut_short: &mut self.cut_short,
+            damage: &mut self.damage,
         };
         let found = match &mut self.state {
             State::Pcap(state) => state.locate(&mut self.input, &mut sink)?,
@@ -187,6 +209,11 @@ impl<I: Input> CaptureReader<I> {
         let offset = self.input.position();
         let bytes = self.input.peek(located.total_len).ok()?;
         Some(located.record(bytes, offset))
+    }
+
+    /// What the reader has read past so far.
+    pub fn damage(&self) -> Damage {
+        self.damage
     }
 
     /// Timestamp of the current record, without borrowing its bytes.
@@ -273,13 +300,26 @@ impl Located {
 pub(crate) struct WarningSink<'w> {
     warnings: &'w mut Vec<Warning>,
     cut_short: &'w mut bool,
+    damage: &'w mut Damage,
 }
 
 impl WarningSink<'_> {
     pub fn warn(&mut self, offset: u64, message: String) {
         if self.warnings.len() < MAX_PENDING_WARNINGS {
             self.warnings.push(Warning { offset, message });
+        } else {
+            self.damage.warnings_dropped += 1;
         }
+    }
+
+    /// A damaged block or record was skipped whole; `warn` says which.
+    pub fn skipped_block(&mut self) {
+        self.damage.skipped_blocks += 1;
+    }
+
+    /// `bytes` were scanned past to find the next valid block.
+    pub fn skipped_bytes(&mut self, bytes: u64) {
+        self.damage.skipped_bytes += bytes;
     }
 
     pub fn cut_short(&mut self, offset: u64, what: &str, needed: usize, available: usize) {
@@ -461,6 +501,10 @@ impl<'m> AnyReader<'m> {
 
     pub fn has_warnings(&self) -> bool {
         delegate!(self, r => !r.warnings.is_empty())
+    }
+
+    pub fn damage(&self) -> Damage {
+        delegate!(self, r => r.damage())
     }
 
     pub fn was_cut_short(&self) -> bool {

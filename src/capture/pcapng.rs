@@ -160,6 +160,7 @@ impl PcapNgState {
                 continue;
             }
             if let Some(from) = self.resync_from.take() {
+                sink.skipped_bytes(offset - from);
                 sink.warn(
                     offset,
                     format!(
@@ -173,6 +174,7 @@ impl PcapNgState {
                 Ok(Verdict::Packet(located)) => return Ok(Some(located)),
                 Ok(Verdict::Skip(len)) => input.consume(len),
                 Err(message) => {
+                    sink.skipped_block();
                     sink.warn(offset, message);
                     input.consume(total_len);
                 }

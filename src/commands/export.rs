@@ -506,6 +506,7 @@ fn export_capture(
         status,
         broke_at: outcome.broke_at,
         error: outcome.error.as_deref(),
+        damage: outcome.damage,
         dropped,
     };
     events.push_break(name, &record, &files)?;

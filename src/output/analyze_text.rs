@@ -119,13 +119,28 @@ fn failed_inputs(out: &mut String, report: &Report<'_>) {
         .filter(|i| i.status == InputStatus::Failed.name())
         .map(|i| format!("{}: {}", i.path, i.error.unwrap_or("failed")))
         .collect();
-    let _ = writeln!(
-        out,
-        "rdmadump: {} of {} inputs failed: {}",
-        failed.len(),
-        inputs.len(),
-        failed.join("; ")
-    );
+    if !failed.is_empty() {
+        let _ = writeln!(
+            out,
+            "rdmadump: {} of {} inputs failed: {}",
+            failed.len(),
+            inputs.len(),
+            failed.join("; ")
+        );
+    }
+    for input in inputs {
+        if let Some(skipped) = &input.skipped {
+            let _ = write!(
+                out,
+                "rdmadump: {} was read past damage: {} damaged blocks and {} bytes skipped",
+                input.path, skipped.blocks, skipped.bytes
+            );
+            if skipped.warnings_not_listed > 0 {
+                let _ = write!(out, ", {} warnings not listed", skipped.warnings_not_listed);
+            }
+            out.push('\n');
+        }
+    }
 }
 
 fn summary(out: &mut String, a: &Report<'_>) {

@@ -99,7 +99,23 @@ fn how_it_ends(summary: &Summary) -> String {
         } else {
             "damaged, read past the damage"
         };
-        return format!("no: {what} ({last})");
+        let mut told = format!("no: {what} ({last})");
+        let damage = summary.damage;
+        if damage.skipped_blocks > 0 || damage.skipped_bytes > 0 {
+            let _ = write!(
+                told,
+                "; skipped {} damaged blocks and {} bytes in all",
+                damage.skipped_blocks, damage.skipped_bytes
+            );
+        }
+        if summary.warnings_not_listed > 0 {
+            let _ = write!(
+                told,
+                "; {} more warnings not listed",
+                summary.warnings_not_listed
+            );
+        }
+        return told;
     }
     if summary.cut_short {
         return "no: cut short in the middle of a record".into();
@@ -235,6 +251,10 @@ struct FileDoc<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
     warnings: &'a [String],
+    /// Warnings counted but not in `warnings`: the list is capped.
+    warnings_not_listed: u64,
+    skipped_blocks: u64,
+    skipped_bytes: u64,
 }
 
 #[derive(Serialize)]
@@ -311,6 +331,9 @@ pub fn write_json(out: &mut impl std::io::Write, files: &[FileInfo<'_>]) -> serd
                 cut_short: s.cut_short,
                 error: s.error.as_deref(),
                 warnings: &s.warnings,
+                warnings_not_listed: s.warnings_not_listed,
+                skipped_blocks: s.damage.skipped_blocks,
+                skipped_bytes: s.damage.skipped_bytes,
             }
         })
         .collect();

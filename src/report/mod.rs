@@ -88,7 +88,10 @@ impl<'a> Report<'a> {
         let flows = analyzer.flows.sorted();
         let sink = &analyzer.anomalies;
         Report {
-            inputs: input.failed.then(|| InputRow::all(input)),
+            // Also when an input was read past damage: what it skipped is not in the
+            // packets, and a pipeline must be able to tell.
+            inputs: (input.failed || input.inputs.iter().any(|i| !i.damage.is_none()))
+                .then(|| InputRow::all(input)),
             capture: CaptureSummary {
                 files: &input.files,
                 packets: input.records,

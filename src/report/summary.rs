@@ -43,6 +43,16 @@ pub struct InputRow<'a> {
     /// What made it fail.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<&'a str>,
+    /// Damage read past: blocks skipped whole, bytes scanned past, warnings not listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<Skipped>,
+}
+
+#[derive(Serialize)]
+pub struct Skipped {
+    pub blocks: u64,
+    pub bytes: u64,
+    pub warnings_not_listed: u64,
 }
 
 impl<'a> InputRow<'a> {
@@ -55,6 +65,11 @@ impl<'a> InputRow<'a> {
                 path,
                 status: outcome.status.name(),
                 error: outcome.error.as_deref(),
+                skipped: (!outcome.damage.is_none()).then_some(Skipped {
+                    blocks: outcome.damage.skipped_blocks,
+                    bytes: outcome.damage.skipped_bytes,
+                    warnings_not_listed: outcome.damage.warnings_dropped,
+                }),
             })
             .collect()
     }

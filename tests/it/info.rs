@@ -281,6 +281,99 @@ fn a_capture_cut_short_does_not_end_cleanly() {
     assert_eq!(info("fixtures/roce_v1.pcap")["ends_cleanly"], true);
 }
 
+/// A pcapng, typed from the pcapng spec (draft-ietf-opsawg-pcapng, little-endian): a
+/// section header, one Ethernet interface, `bad` Enhanced Packet Blocks naming interface 5,
+/// which nothing declared, and one good packet on interface 0.
+fn pcapng_with_blocks_naming_no_interface(bad: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut block = |kind: u32, body: &[u8]| {
+        let total = (12 + body.len()) as u32;
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&total.to_le_bytes());
+        out.extend_from_slice(body);
+        out.extend_from_slice(&total.to_le_bytes());
+    };
+    let mut shb = 0x1A2B_3C4Du32.to_le_bytes().to_vec();
+    shb.extend_from_slice(&[1, 0, 0, 0]); // version 1.0
+    shb.extend_from_slice(&(-1i64).to_le_bytes()); // section length unknown
+    block(0x0A0D_0D0A, &shb);
+    let mut idb = vec![1, 0, 0, 0]; // LINKTYPE_ETHERNET, reserved
+    idb.extend_from_slice(&65535u32.to_le_bytes());
+    block(1, &idb);
+    let epb = |iface: u32| {
+        let mut body = Vec::new();
+        for field in [iface, 0, 1_000_000, 60, 60] {
+            body.extend_from_slice(&field.to_le_bytes());
+        }
+        let mut frame = [0u8; 60];
+        frame[12..14].copy_from_slice(&[0x88, 0xb5]); // local experimental EtherType
+        body.extend_from_slice(&frame);
+        body
+    };
+    for _ in 0..bad {
+        block(6, &epb(5));
+    }
+    block(6, &epb(0));
+    out
+}
+
+/// 100 damaged blocks in a row exceed both the reader's cap on warnings (64 between two
+/// records) and info's list (16): every one is still counted, in the text, the JSON, and
+/// analyze's `inputs`.
+#[test]
+fn damaged_blocks_past_the_warning_caps_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hundred_bad.pcapng");
+    std::fs::write(&path, pcapng_with_blocks_naming_no_interface(100)).unwrap();
+    let path = path.to_str().unwrap();
+    let doc = info(path);
+    assert_eq!(doc["packets"], 1);
+    assert_eq!(doc["ends_cleanly"], false);
+    assert_eq!(doc["skipped_blocks"], 100);
+    assert_eq!(doc["skipped_bytes"], 0);
+    assert_eq!(doc["warnings"].as_array().unwrap().len(), 16);
+    assert_eq!(doc["warnings_not_listed"], 100 - 16);
+    let text = stdout(&rdmadump(&["info", path]));
+    assert!(
+        text.contains("skipped 100 damaged blocks and 0 bytes in all; 84 more warnings not listed"),
+        "{text}"
+    );
+
+    let out = rdmadump(&["analyze", "--json", path]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let input = &report["inputs"][0];
+    assert_eq!(input["status"], "ok");
+    assert_eq!(input["skipped"]["blocks"], 100);
+    assert_eq!(input["skipped"]["warnings_not_listed"], 100 - 64);
+    let warned = stderr(&out);
+    assert_eq!(
+        warned.matches("no interface block declared").count(),
+        64,
+        "{warned}"
+    );
+    assert!(warned.contains("36 more warnings at offset"), "{warned}");
+    let text = stdout(&rdmadump(&["analyze", path]));
+    assert!(
+        text.starts_with(&format!(
+            "rdmadump: {path} was read past damage: 100 damaged blocks and 0 bytes skipped, \
+             36 warnings not listed"
+        )),
+        "{text}"
+    );
+
+    let out = dir.path().join("out");
+    let result = crate::export::export(&out, &[], &[std::path::Path::new(path)]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let captures = crate::export::rows_of(&crate::export::files_under(&out.join("captures")));
+    assert_eq!(captures.len(), 1, "{captures:?}");
+    assert_eq!(
+        captures[0]["complete"], false,
+        "skipped blocks are not a whole capture"
+    );
+    assert_eq!(captures[0]["skipped_blocks"], 100);
+}
+
 #[test]
 fn the_text_names_dates_rates_and_interfaces() {
     // roce_v2_crc_cases: 8 frames 1 ms apart from 2023-11-14 22:15:00 UTC (epoch

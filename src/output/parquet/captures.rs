@@ -2,6 +2,7 @@
 //! whether the capture was read whole and what the analysis did not keep, so that a query
 //! can tell a complete capture from one cut short, and a count from one that lost rows.
 
+use crate::capture::Damage;
 use crate::report::Report;
 
 use super::columns::ColumnType;
@@ -95,6 +96,8 @@ pub struct CaptureRecord<'a> {
     pub broke_at: Option<u64>,
     /// Why it was cut short, damaged or could not be read.
     pub error: Option<&'a str>,
+    /// What the reader skipped to read on past damage (a pcapng resync).
+    pub damage: Damage,
     pub dropped: Dropped,
 }
 
@@ -155,8 +158,8 @@ pub fn capture_schema<'a>() -> RowSchema<CaptureRecord<'a>> {
         column(
             "complete",
             ColumnType::Bool,
-            "true when the capture was read to its end",
-            |r: &CaptureRecord<'_>| r.status == CaptureStatus::Complete,
+            "true when the capture was read to its end with nothing skipped",
+            |r: &CaptureRecord<'_>| r.status == CaptureStatus::Complete && r.damage.is_none(),
         ),
         int(
             "broke_at",
@@ -167,6 +170,16 @@ pub fn capture_schema<'a>() -> RowSchema<CaptureRecord<'a>> {
             "error",
             "truncated, damaged, failed: what was wrong",
             |r: &CaptureRecord<'_>| r.error.map(str::to_string),
+        ),
+        int(
+            "skipped_blocks",
+            "damaged blocks or records skipped whole while reading on past damage: their packets are not in packets",
+            |r: &CaptureRecord<'_>| r.damage.skipped_blocks,
+        ),
+        int(
+            "skipped_bytes",
+            "bytes scanned past to find the next valid block after damage",
+            |r: &CaptureRecord<'_>| r.damage.skipped_bytes,
         ),
         count(
             "dropped_connection_ends",
