@@ -330,25 +330,26 @@ mod tests {
         let spool =
             Spool::spawn(Box::new(io::repeat(0)), None).unwrap_or_else(|_| panic!("no spool"));
         let _ = bytes(&spool, 1);
-        let settled = |spool: &Spool| {
-            let mut last = usize::MAX;
-            loop {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-                let now = spool.shared.filled.load(Ordering::Acquire);
-                if now == last {
-                    return now;
-                }
-                last = now;
+        // Waits until the thread has filled at least `least`, then a while more, and says
+        // where it stands: a busy machine may pause the thread for any time before it gets
+        // there, so reaching the bound is waited for rather than guessed by a pause.
+        let settled = |spool: &Spool, least: usize| {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            while spool.shared.filled.load(Ordering::Acquire) < least {
+                assert!(std::time::Instant::now() < deadline, "never filled {least}");
+                std::thread::sleep(std::time::Duration::from_millis(5));
             }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            spool.shared.filled.load(Ordering::Acquire)
         };
-        let stopped_at = settled(&spool);
+        let stopped_at = settled(&spool, AHEAD);
         assert!((AHEAD..AHEAD + CHUNK).contains(&stopped_at), "{stopped_at}");
         // A reader asking past the bound gets what it asks for.
         assert!(bytes(&spool, AHEAD + 3 * CHUNK).len() >= AHEAD + 3 * CHUNK);
         // Releasing lets it go on by as much.
         spool.release(0, 8 << 20);
-        let later = settled(&spool);
-        assert!(later >= (8 << 20) + AHEAD, "{later}");
+        let later = settled(&spool, (8 << 20) + AHEAD);
+        assert!(later < (8 << 20) + AHEAD + CHUNK, "{later}");
         spool.halt();
         assert!(matches!(
             spool.available(1 << 40, None),
