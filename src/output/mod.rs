@@ -10,6 +10,7 @@ mod analyze_nvme;
 #[cfg(feature = "cli")]
 pub mod analyze_text;
 pub mod atomic;
+pub mod fastjson;
 pub mod fields;
 #[cfg(feature = "cli")]
 pub mod fields_list;
