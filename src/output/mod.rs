@@ -24,6 +24,7 @@ pub mod mad_text;
 mod nvme_read;
 #[cfg(feature = "export")]
 pub mod parquet;
+mod rpcrdma_read;
 mod scalars;
 pub mod text;
 mod text_other;
