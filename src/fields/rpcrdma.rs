@@ -29,6 +29,11 @@ fn reply<'a>(p: &Packet<'a>) -> Option<Reply<'a>> {
     })
 }
 
+/// A message with chunk lists: what their counts are given for.
+fn listed<'p, 'a>(p: &'p Packet<'a>) -> Option<&'p RpcFrame<'a>> {
+    rpcrdma(p).filter(|f| f.msg.has_lists())
+}
+
 fn link(p: &Packet<'_>) -> Option<CallLink> {
     rpcrdma(p).and_then(|f| f.call)
 }
@@ -118,16 +123,16 @@ pub(super) const RPCRDMA: &[Field] = &[
         "RPC-over-RDMA message type name",
         |p| rpcrdma(p).map(|f| crate::wire::rpcrdma::header::proc_name(f.msg.header().proc()))
     ),
-    int!("rpcrdma.reads_count", "read list entries", |p| rpcrdma(p)
+    int!("rpcrdma.reads_count", "read list entries", |p| listed(p)
         .map(|f| f.msg.read_count()))
     .wireshark("rpcordma.reads_count"),
-    int!("rpcrdma.writes_count", "write list chunks", |p| rpcrdma(p)
+    int!("rpcrdma.writes_count", "write list chunks", |p| listed(p)
         .map(|f| f.msg.write_count()))
     .wireshark("rpcordma.writes_count"),
     int!(
         "rpcrdma.reply_count",
         "reply chunk segments (0: no reply chunk)",
-        |p| rpcrdma(p).map(|f| f.msg.reply_count())
+        |p| listed(p).map(|f| f.msg.reply_count())
     ),
     int!("rpcrdma.error_code", "RDMA_ERROR code", |p| rpcrdma(p)
         .and_then(|f| f.msg.error_code()))

@@ -8,6 +8,8 @@ pub mod analyze_json;
 #[cfg(feature = "cli")]
 mod analyze_nvme;
 #[cfg(feature = "cli")]
+mod analyze_sessions;
+#[cfg(feature = "cli")]
 pub mod analyze_text;
 pub mod atomic;
 pub mod fields;

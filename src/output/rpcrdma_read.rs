@@ -116,10 +116,12 @@ pub fn write_json(o: &mut Obj<'_>, f: &RpcFrame<'_>) {
         .u64("version", h.version())
         .u64("credits", h.credits())
         .u64("msg_type", h.proc())
-        .name("msg_type_name", header::proc_name(h.proc()))
-        .u64("reads_count", f.msg.read_count())
-        .u64("writes_count", f.msg.write_count())
-        .u64("reply_count", f.msg.reply_count());
+        .name("msg_type_name", header::proc_name(h.proc()));
+    if f.msg.has_lists() {
+        r.u64("reads_count", f.msg.read_count())
+            .u64("writes_count", f.msg.write_count())
+            .u64("reply_count", f.msg.reply_count());
+    }
     if let Some(code) = f.msg.error_code() {
         r.u64("error_code", code)
             .name("error_name", header::error_name(code));

@@ -180,7 +180,8 @@ impl<'a> RpcRdma<'a> {
         self.header
     }
 
-    fn has_lists(&self) -> bool {
+    /// Whether the type carries chunk lists (RDMA_MSG, RDMA_NOMSG, RDMA_MSGP).
+    pub fn has_lists(&self) -> bool {
         self.end != 0
     }
 
