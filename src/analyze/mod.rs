@@ -17,6 +17,7 @@ pub mod pfc;
 pub mod points;
 pub mod priorities;
 pub mod psn;
+pub mod sessions;
 pub mod sketch;
 
 use crate::crc::{CrcCheck, CrcStatus};
@@ -388,6 +389,8 @@ pub struct Analyzer {
     pub priorities: priorities::PriorityCounts,
     /// NVMe-oF commands per queue.
     pub nvme: nvme::NvmeQueues,
+    /// RPC-over-RDMA connections: calls and replies.
+    pub rpcrdma: sessions::Sessions,
 }
 
 impl Analyzer {
@@ -456,6 +459,7 @@ impl Analyzer {
             capture_missed_runs: 0,
             priorities: priorities::PriorityCounts::default(),
             nvme: nvme::NvmeQueues::default(),
+            rpcrdma: sessions::Sessions::default(),
         }
     }
 
@@ -484,8 +488,12 @@ impl Analyzer {
         }
         // `Kind::ALL` lists the kinds in declaration order.
         self.counts.by_kind[pkt.kind as usize] += 1;
-        if let Some(crate::dissect::Ulp::Nvme(nvme)) = &pkt.ulp {
-            self.nvme.observe(file, at.frame, at.ts_ns, nvme);
+        match &pkt.ulp {
+            Some(crate::dissect::Ulp::Nvme(nvme)) => {
+                self.nvme.observe(file, at.frame, at.ts_ns, nvme);
+            }
+            Some(crate::dissect::Ulp::Rpc(rpc)) => self.rpcrdma.observe_rpc(file, at.frame, rpc),
+            None => {}
         }
         self.icrc.add(pkt.icrc);
         self.vcrc.add(pkt.vcrc);
@@ -686,6 +694,7 @@ impl Analyzer {
         }
         self.pfc.finish(&mut self.anomalies);
         self.nvme.finish();
+        self.rpcrdma.finish();
         self.anomalies
             .kept
             .sort_by_key(|a| (a.at.ts_ns.unwrap_or(0), a.at.file, a.at.frame));

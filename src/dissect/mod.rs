@@ -26,8 +26,9 @@ pub use state::{
     Decoder, FrameClocks, IPOIB_QP_CAPACITY, IpoibCmState, IpoibQps, decode_with_state,
 };
 pub use ulp::{
-    CommandLink, DecodeAs, DecodeTarget, Nvme, NvmeMsg, QueueRef, RecognisedBy, Transfer, Ulp,
-    UlpProto, UlpState, command_detail, command_name, sgl_type_name,
+    CallBody, CallLink, CommandLink, DecodeAs, DecodeTarget, Nvme, NvmeMsg, QueueRef, RecognisedBy,
+    RpcFrame, SessionRef, Transfer, Ulp, UlpProto, UlpState, command_detail, command_name,
+    is_error_status, program_name, rpc_call_name, sgl_type_name,
 };
 
 use std::net::{IpAddr, Ipv4Addr};

@@ -33,6 +33,9 @@
 
 use std::collections::HashMap;
 
+pub use rpcrdma::{RpcFrame, call_name as rpc_call_name, is_error_status, program_name};
+pub use session::{CallBody, CallLink, SessionRef};
+
 use super::{Address, Packet};
 use crate::wire::mad::cm::{CmMsg, ip_service};
 use crate::wire::nvme::cm_private::{REQ_OFFSET, RejPrivate, RepPrivate, ReqPrivate};
@@ -42,16 +45,21 @@ use crate::wire::nvme::sqe::{SQE_LEN, Sqe};
 use crate::wire::nvme::{NVME_RDMA_PORT, sgl};
 use crate::wire::opcode;
 
+mod rpcrdma;
+mod session;
+
 /// An upper-layer protocol `--decode` can force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UlpProto {
     NvmeRdma,
+    RpcRdma,
 }
 
 impl UlpProto {
     pub fn name(self) -> &'static str {
         match self {
             UlpProto::NvmeRdma => "nvme-rdma",
+            UlpProto::RpcRdma => "rpcrdma",
         }
     }
 }
@@ -82,7 +90,12 @@ impl std::str::FromStr for DecodeAs {
             .ok_or_else(|| format!("`{text}`: expected qp=N:PROTO or port=N:PROTO"))?;
         let proto = match proto {
             "nvme-rdma" | "nvme" => UlpProto::NvmeRdma,
-            other => return Err(format!("unknown protocol `{other}` (known: nvme-rdma)")),
+            "rpcrdma" | "rpcordma" | "nfs" => UlpProto::RpcRdma,
+            other => {
+                return Err(format!(
+                    "unknown protocol `{other}` (known: nvme-rdma, rpcrdma)"
+                ));
+            }
         };
         let number = |value: &str| -> Result<u64, String> {
             let parsed = match value
@@ -143,6 +156,7 @@ pub struct QueueRef {
 #[derive(Debug, Clone, Copy)]
 pub enum Ulp<'a> {
     Nvme(Nvme<'a>),
+    Rpc(RpcFrame<'a>),
 }
 
 /// One NVMe-oF frame.
@@ -318,6 +332,8 @@ pub struct UlpState {
     outstanding: HashMap<(u32, u16), Outstanding>,
     candidates: Vec<Candidate>,
     pending_reqs: Vec<PendingReq>,
+    /// RPC-over-RDMA connections.
+    sessions: session::Sessions,
 }
 
 impl UlpState {
@@ -338,6 +354,11 @@ impl UlpState {
     /// How many queues are known.
     pub fn queue_count(&self) -> usize {
         self.queues.len()
+    }
+
+    /// How many RPC-over-RDMA connections are known.
+    pub fn session_count(&self) -> usize {
+        self.sessions.session_count()
     }
 }
 
@@ -369,6 +390,7 @@ pub fn decode(pkt: &mut Packet<'_>, state: &mut UlpState, forced: &[DecodeAs]) -
         );
     if !carries_ulp
         || state.ends.is_empty()
+            && state.sessions.is_empty()
             && forced.is_empty()
             && !could_make_a_queue_known(pkt, state, is_send(op))
     {
@@ -415,7 +437,7 @@ fn from_cm(pkt: &mut Packet<'_>, state: &mut UlpState, forced: &[DecodeAs]) -> b
                 return false;
             };
             if !nvme_port(port) {
-                return false;
+                return session::cm_req(pkt, state, forced, &cm, port, comm_id);
             }
             let by = if port == NVME_RDMA_PORT {
                 RecognisedBy::Cm
@@ -458,7 +480,7 @@ fn from_cm(pkt: &mut Packet<'_>, state: &mut UlpState, forced: &[DecodeAs]) -> b
                 return false;
             };
             let Some(pending) = state.pending_reqs.iter().find(|p| p.comm_id == remote) else {
-                return false;
+                return cm.msg() == CmMsg::Rep && session::cm_rep(pkt, state, &cm, remote);
             };
             let queue = pending.queue;
             let msg = if cm.msg() == CmMsg::Rep {
@@ -512,6 +534,19 @@ fn from_rc(pkt: &mut Packet<'_>, state: &mut UlpState, forced: &[DecodeAs]) -> b
     };
     let side = match state.ends.get(&to) {
         Some(side) => *side,
+        None if send => {
+            if let Some(session) = session::session_of(state, &to) {
+                return session::on_send(pkt, state, session);
+            }
+            if let Some(changed) = session::learn(pkt, state, forced, to) {
+                return changed;
+            }
+            match learn_queue(pkt, state, forced, to, send) {
+                Learnt::Side(side) => side,
+                Learnt::Changed => return true,
+                Learnt::Nothing => return false,
+            }
+        }
         None => match learn_queue(pkt, state, forced, to, send) {
             Learnt::Side(side) => side,
             Learnt::Changed => return true,
@@ -531,11 +566,11 @@ fn from_rc(pkt: &mut Packet<'_>, state: &mut UlpState, forced: &[DecodeAs]) -> b
 /// capture without NVMe-oF pays, so it stays a few compares.
 #[inline]
 fn could_make_a_queue_known(pkt: &Packet<'_>, state: &UlpState, send: bool) -> bool {
-    send && match pkt.payload_len.map(|len| len as usize) {
+    send && (match pkt.payload_len.map(|len| len as usize) {
         Some(SQE_LEN) => true,
         Some(CQE_LEN) => !state.candidates.is_empty(),
         _ => false,
-    }
+    } || session::could_start(pkt))
 }
 
 enum Learnt {
@@ -764,5 +799,9 @@ mod tests {
         );
         assert!("qp=0x1000000:nvme-rdma".parse::<DecodeAs>().is_err());
         assert!("qp=1:smb".parse::<DecodeAs>().is_err());
+        assert_eq!(
+            "port=20049:rpcordma".parse::<DecodeAs>().map(|d| d.proto),
+            Ok(UlpProto::RpcRdma)
+        );
     }
 }

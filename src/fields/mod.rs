@@ -288,6 +288,9 @@ mod mad;
 mod nvme;
 mod pfc;
 mod protocols;
+mod rpcrdma;
+
+pub use rpcrdma::list_len as rpcrdma_list_len;
 mod tunnels;
 
 fn int<T: Into<u64>>(v: T) -> Value {
@@ -330,6 +333,7 @@ const OWN_ORDER: &[&[Field]] = &[
     mad::MAD,
     cm::CM,
     nvme::NVME,
+    rpcrdma::RPCRDMA,
     tunnels::TUNNELS,
     tunnels::PRESENT,
     link::ETH_PRESENT,
@@ -344,6 +348,7 @@ const OWN_ORDER: &[&[Field]] = &[
     mad::PRESENT,
     cm::PRESENT,
     nvme::PRESENT,
+    rpcrdma::PRESENT,
     frame::CAPTURE_HEADERS_PRESENT,
 ];
 
@@ -355,6 +360,7 @@ const WIRESHARK_ORDER: &[&[Field]] = &[
     frame::WIRESHARK,
     cm::WIRESHARK,
     nvme::WIRESHARK,
+    rpcrdma::WIRESHARK,
     pfc::WIRESHARK_OPCODE,
     ip::WIRESHARK,
     pfc::WIRESHARK_CLASSES,

@@ -12,7 +12,7 @@ use crate::wire::nvme::sqe::Sqe;
 fn nvme<'p, 'a>(p: &'p Packet<'a>) -> Option<&'p Nvme<'a>> {
     match &p.ulp {
         Some(Ulp::Nvme(n)) => Some(n),
-        None => None,
+        _ => None,
     }
 }
 

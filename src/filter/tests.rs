@@ -438,9 +438,9 @@ fn protocols_are_tested_alone_and_times_take_dates() {
         )
     );
     assert!(
-        fails("rpcordma")
+        fails("iser")
             .1
-            .contains("does not decode Wireshark's protocol `rpcordma` yet")
+            .contains("does not decode Wireshark's protocol `iser` yet")
     );
     assert!(fails("smb_direct").1.contains("`smb_direct` yet"));
     // frame(7) was captured at 1700000000.001 s, 2023-11-14 22:13:20.001 UTC.

@@ -104,6 +104,7 @@ pub fn render(report: &Report<'_>, style: Style) -> String {
     pfc(&mut out, report, style);
     priorities(&mut out, report, style);
     super::analyze_nvme::render(&mut out, report, style);
+    super::analyze_sessions::render(&mut out, report, style);
     anomalies(&mut out, report, style);
     out
 }

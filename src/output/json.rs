@@ -48,8 +48,10 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
         if let Some(mad) = &pkt.mad {
             super::mad_json::write_mad(&mut o, mad);
         }
-        if let Some(Ulp::Nvme(nvme)) = &pkt.ulp {
-            super::nvme_read::write_json(&mut o, nvme);
+        match &pkt.ulp {
+            Some(Ulp::Nvme(nvme)) => super::nvme_read::write_json(&mut o, nvme),
+            Some(Ulp::Rpc(rpc)) => super::rpcrdma_read::write_json(&mut o, rpc),
+            None => {}
         }
         if let Some(pfc) = &pkt.pfc {
             let mut p = o.obj("pfc");

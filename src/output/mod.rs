@@ -8,6 +8,8 @@ pub mod analyze_json;
 #[cfg(feature = "cli")]
 mod analyze_nvme;
 #[cfg(feature = "cli")]
+mod analyze_sessions;
+#[cfg(feature = "cli")]
 pub mod analyze_text;
 pub mod atomic;
 pub mod fastjson;
@@ -25,6 +27,7 @@ pub mod mad_text;
 mod nvme_read;
 #[cfg(feature = "export")]
 pub mod parquet;
+mod rpcrdma_read;
 mod scalars;
 pub mod text;
 mod text_other;

@@ -120,8 +120,10 @@ fn write_transport(out: &mut Vec<u8>, pkt: &Packet<'_>) {
     if let Some(mad) = &pkt.mad {
         super::mad_text::write_mad(out, mad);
     }
-    if let Some(Ulp::Nvme(nvme)) = &pkt.ulp {
-        super::nvme_read::write_summary(out, nvme);
+    match &pkt.ulp {
+        Some(Ulp::Nvme(nvme)) => super::nvme_read::write_summary(out, nvme),
+        Some(Ulp::Rpc(rpc)) => super::rpcrdma_read::write_summary(out, rpc),
+        None => {}
     }
     if let Some(pfc) = &pkt.pfc {
         let quanta = pfc.quanta();

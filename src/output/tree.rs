@@ -73,6 +73,7 @@ fn title(key: &[u8]) -> &str {
         b"mad" => "Management Datagram",
         b"cm" => "Communication Management",
         b"nvme" => "NVM Express over Fabrics (RDMA)",
+        b"rpcrdma" => "RPC over RDMA",
         b"pfc" => "Priority-based Flow Control",
         b"pause" => "MAC Control PAUSE",
         b"icrc" => "Invariant CRC",

@@ -18,6 +18,7 @@ pub mod pfc;
 pub mod points;
 pub mod priorities;
 pub mod rank;
+pub mod sessions;
 pub mod stalls;
 pub mod summary;
 pub mod values;
@@ -70,6 +71,9 @@ pub struct Report<'a> {
     /// Per NVMe-oF queue: commands, latency, errors; absent without NVMe-oF.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nvme: Vec<nvme::QueueRow>,
+    /// Per RPC-over-RDMA connection: calls, latency, errors; absent without RPC-over-RDMA.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rpcrdma: Vec<sessions::SessionRow>,
     #[serde(serialize_with = "summary::anomaly_counts")]
     pub anomaly_counts: &'a AnomalySink,
     pub anomalies_omitted: u64,
@@ -135,6 +139,7 @@ impl<'a> Report<'a> {
             pfc: PfcSummary::new(analyzer, files),
             priorities: priorities::rows(analyzer),
             nvme: nvme::rows(analyzer),
+            rpcrdma: sessions::rpcrdma_rows(analyzer),
             anomaly_counts: sink,
             anomalies_omitted: sink.total() - sink.kept.len() as u64,
             anomalies_limit: sink.limit() as u64,

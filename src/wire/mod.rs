@@ -33,6 +33,7 @@ pub mod nvme;
 pub mod opcode;
 pub mod rdeth;
 pub mod reth;
+pub mod rpcrdma;
 pub mod tcp;
 pub mod udp;
 pub mod vxlan;
@@ -81,6 +82,8 @@ pub enum Layer {
     Tcp,
     Icmp,
     Nvme,
+    RpcRdma,
+    Rpc,
 }
 
 impl Layer {
@@ -124,6 +127,8 @@ impl Layer {
             Layer::Tcp => "tcp",
             Layer::Icmp => "icmp",
             Layer::Nvme => "nvme",
+            Layer::RpcRdma => "rpcrdma",
+            Layer::Rpc => "rpc",
         }
     }
 }

@@ -27,6 +27,7 @@ pub fn all_captures() -> Vec<PathBuf> {
         "fixtures/causes",
         "fixtures/dcqcn",
         "fixtures/stalls",
+        "fixtures/ulp",
     ] {
         for entry in std::fs::read_dir(root().join(dir)).expect("fixtures") {
             let path = entry.expect("entry").path();

@@ -44,4 +44,5 @@ mod timestamps;
 mod tshark_diff;
 mod tunnel_pfc;
 mod tunnels;
+mod ulp;
 mod write;

@@ -62,6 +62,8 @@ enum Conv {
     CmName,
     /// A latency tshark gives in milliseconds (`nvme.cmd_latency`), as integer nanoseconds.
     MsAsNs,
+    /// A latency tshark gives in seconds (`rpc.time`), as integer nanoseconds.
+    SecAsNs,
 }
 
 struct Field {
@@ -1732,6 +1734,133 @@ const LAYERS: &[Layer] = &[
             Num,
         )],
     ),
+    // RPC-over-RDMA (RFC 8166), and the RPC and NFS inside. tshark shows the RPC header of a
+    // call and of a reply in one `rpc` protocol; rdmadump's `rpcrdma.rpc` object says which.
+    layer(
+        "rpcordma",
+        "/rpcrdma",
+        &["rpcordma.xid"],
+        &[
+            f("rpcordma.xid", "/rpcrdma/xid", &["rpcordma.xid"], Num),
+            f(
+                "rpcordma.version",
+                "/rpcrdma/version",
+                &["rpcordma.version"],
+                Num,
+            ),
+            f(
+                "rpcordma.flow_control",
+                "/rpcrdma/credits",
+                &["rpcordma.flow_control"],
+                Num,
+            ),
+            f(
+                "rpcordma.msg_type",
+                "/rpcrdma/msg_type",
+                &["rpcordma.msg_type"],
+                Num,
+            ),
+            f(
+                "rpcordma.reads_count",
+                "/rpcrdma/reads_count",
+                &["rpcordma.reads_count"],
+                Num,
+            ),
+            f(
+                "rpcordma.writes_count",
+                "/rpcrdma/writes_count",
+                &["rpcordma.writes_count"],
+                Num,
+            ),
+            f(
+                "rpcordma.position",
+                "/rpcrdma/reads/*/position",
+                &["rpcordma.position"],
+                NumList,
+            ),
+            f(
+                "rpcordma.errcode",
+                "/rpcrdma/error_code",
+                &["rpcordma.errcode"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "rpc.call",
+        "/rpcrdma/rpc/program",
+        &["rpc.version"],
+        &[
+            f("rpc.call.xid", "/rpcrdma/rpc/xid", &["rpc.xid"], Num),
+            f(
+                "rpc.call.msgtyp",
+                "/rpcrdma/rpc/msg_type",
+                &["rpc.msgtyp"],
+                Num,
+            ),
+            f("rpc.program", "/rpcrdma/rpc/program", &["rpc.program"], Num),
+            f(
+                "rpc.programversion",
+                "/rpcrdma/rpc/version",
+                &["rpc.programversion"],
+                Num,
+            ),
+            f(
+                "rpc.procedure",
+                "/rpcrdma/rpc/procedure",
+                &["rpc.procedure"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "rpc.reply",
+        "/rpcrdma/rpc/reply_stat",
+        &["rpc.replystat"],
+        &[
+            f("rpc.reply.xid", "/rpcrdma/rpc/xid", &["rpc.xid"], Num),
+            f(
+                "rpc.replystat",
+                "/rpcrdma/rpc/reply_stat",
+                &["rpc.replystat"],
+                Num,
+            ),
+            f(
+                "rpc.state_accept",
+                "/rpcrdma/rpc/accept_stat",
+                &["rpc.state_accept"],
+                Num,
+            ),
+            f(
+                "rpc.time",
+                "/rpcrdma/call/latency_ns",
+                &["rpc.time"],
+                SecAsNs,
+            ),
+        ],
+    ),
+    layer(
+        "nfs.call",
+        "/rpcrdma/rpc/ops",
+        &["nfs.opcode"],
+        &[f(
+            "nfs.opcode",
+            "/rpcrdma/rpc/ops/*/op",
+            &["nfs.opcode"],
+            NumList,
+        )],
+    ),
+    layer(
+        "nfs.reply",
+        "/rpcrdma/rpc/nfs_status",
+        &["nfs.status", "nfs.nfsstat4"],
+        &[f(
+            "nfs.status",
+            "/rpcrdma/rpc/nfs_status",
+            &["nfs.status", "nfs.nfsstat4"],
+            Num,
+        )],
+    ),
     // Never in rdmadump's output: present only so that tshark decoding TFTP shows as a difference.
     layer("tftp", "/tftp", &["tftp.opcode"], &[]),
     layer(
@@ -2175,6 +2304,47 @@ const KNOWN: &[Known] = &[
          answering frame 13's CID).",
     ),
     known(
+        51,
+        "ulp/rpcrdma.pcap",
+        List(&[4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15]),
+        &["bth.opcode_name"],
+        "For RPC-over-RDMA the RPC, NFS or RPC-over-RDMA dissector writes the Info column, \
+         where the test reads the opcode name from; the opcode number agrees.",
+    ),
+    known(
+        52,
+        "ulp/rpcrdma.pcap",
+        List(&[8]),
+        &["icrc"],
+        "The READ reply's data went into the write chunk (RFC 8166 3.4.5); tshark's NFS \
+         dissector reads it inline, runs past the SEND and stops before the ICRC.",
+    ),
+    known(
+        53,
+        "ulp/rpcrdma.pcap",
+        List(&[11]),
+        &["rpcordma", "rpc.call", "nfs.call"],
+        "tshark's rpcordma heuristic decodes any SEND with a valid version 1 header; rdmadump \
+         learns a connection without CM only from a call answered by a reply with its XID, \
+         so the first call stays undecoded.",
+    ),
+    known(
+        54,
+        "ulp/rpcrdma.pcap",
+        List(&[12]),
+        &["rpc.time", "nfs.reply"],
+        "Without CM, tshark keys the RPC conversation by the destination QP, different for \
+         call and reply, so it does not pair them; rdmadump pairs them by XID.",
+    ),
+    known(
+        55,
+        "ulp/rpcrdma.pcap",
+        List(&[15]),
+        &["rpc.call", "nfs.call"],
+        "A read chunk at XDR position 148 whose RDMA READ is not captured: tshark waits to \
+         reassemble and shows no RPC; rdmadump decodes the inline RPC header and operations.",
+    ),
+    known(
         28,
         "infiniband-erf.pcap",
         List(&[7, 27, 34]),
@@ -2512,6 +2682,7 @@ fn theirs_value(row: &Row, field: &Field, inner: Option<&[&'static str]>) -> Opt
             .parse::<f64>()
             .ok()
             .map(|ms| ((ms * 1e6).round() as u64).to_string()),
+        SecAsNs => epoch_ns(first),
         CmName => first
             .split_once("CM: ")
             .map(|(_, name)| name.split_whitespace().next().unwrap_or("").to_string()),
@@ -2968,7 +3139,7 @@ fn erf_wrap(records: &[IbRecord]) -> Vec<u8> {
 
 fn captures() -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
-    for dir in ["", "scenarios", "connections", "tunnel_pfc", "nvme"] {
+    for dir in ["", "scenarios", "connections", "tunnel_pfc", "nvme", "ulp"] {
         let path = fixture(dir);
         let mut names: Vec<String> = std::fs::read_dir(&path)
             .unwrap()

@@ -77,6 +77,8 @@ fn occurrences(field: &Field) -> Option<Occurrences> {
         })
     } else if name == "pfc.quanta" {
         Some(|p| if p.pfc.is_some() { 8 } else { 0 })
+    } else if name.starts_with("rpcrdma.") {
+        crate::fields::rpcrdma_list_len(name)
     } else {
         None
     }

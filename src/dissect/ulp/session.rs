@@ -1,0 +1,378 @@
+//! The upper-layer protocols that pair a request with a response on one RC connection:
+//! RPC-over-RDMA (an RPC call and its reply, by XID), iSER (an iSCSI command and its
+//! response, by ITT) and SMB Direct (an SMB2 request and its response, by message ID).
+//! Unlike an NVMe-oF queue, each message says by itself whether it asks or answers, so a
+//! session only needs to know which QPs carry its protocol; the calls awaiting a reply are
+//! kept by session and key.
+//!
+//! A session is recognised as the module doc of `ulp` says: by the CM REQ's port (20049,
+//! 3260, 5445) and the REP that answers it, by `--decode`, or by traffic, when a plausible
+//! call to a QP no session knows is answered by a plausible reply with the same key from
+//! the callee's address to the caller's; the call before it stays undecoded.
+
+use std::collections::HashMap;
+
+use super::{DecodeAs, DecodeTarget, Endpoint, RecognisedBy, UlpProto, UlpState, ring_push};
+use crate::dissect::Packet;
+use crate::wire::mad::cm::Cm;
+
+/// The session a frame belongs to: its number in capture order among the sessions of all
+/// three protocols, and how it was recognised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionRef {
+    pub index: u32,
+    pub recognised_by: RecognisedBy,
+}
+
+/// What a call is, beyond its name: what its reply's status is read with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallBody {
+    Rpc {
+        program: u32,
+        version: u32,
+        procedure: u32,
+    },
+    Scsi {
+        /// The iSCSI opcode, and for a SCSI Command the CDB's.
+        opcode: u8,
+        cdb: Option<u8>,
+    },
+    Smb2 {
+        command: u16,
+    },
+}
+
+/// The call a reply answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallLink {
+    /// The call's frame.
+    pub frame: u64,
+    /// From the call to this frame, when both have a time.
+    pub latency_ns: Option<u64>,
+    /// XID, ITT or message ID.
+    pub key: u64,
+    pub name: &'static str,
+    pub body: CallBody,
+    /// Bytes the call asks to move to the caller (read) and from it (written).
+    pub read_len: u64,
+    pub write_len: u64,
+}
+
+/// Whether a message asks or answers, and under which key.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Exchange {
+    Call(CallLink),
+    Reply(u64),
+    Neither,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Session {
+    proto: UlpProto,
+    recognised_by: RecognisedBy,
+    /// The QPs known to carry it; the second is learnt from the first reply sent to it when
+    /// the first came from `--decode`.
+    first: Option<Endpoint>,
+    second: Option<Endpoint>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    link: CallLink,
+    ts_ns: Option<u64>,
+}
+
+/// A plausible call to a QP no session knows, kept until a reply makes the session known.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    proto: UlpProto,
+    caller: (u128, u8),
+    callee: Endpoint,
+    waiting: Waiting,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PendingReq {
+    comm_id: u32,
+    session: u32,
+}
+
+const CANDIDATES: usize = 64;
+const PENDING_REQS: usize = 64;
+
+/// What the request/response protocols learn from earlier frames.
+#[derive(Debug, Clone, Default)]
+pub struct Sessions {
+    ends: HashMap<Endpoint, u32>,
+    sessions: Vec<Session>,
+    waiting: HashMap<(u32, u64), Waiting>,
+    candidates: Vec<Candidate>,
+    pending_reqs: Vec<PendingReq>,
+}
+
+impl Sessions {
+    pub(super) fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn new_session(&mut self, proto: UlpProto, recognised_by: RecognisedBy) -> u32 {
+        self.sessions.push(Session {
+            proto,
+            recognised_by,
+            first: None,
+            second: None,
+        });
+        (self.sessions.len() - 1) as u32
+    }
+
+    fn bind(&mut self, end: Endpoint, session: u32) {
+        self.ends.insert(end, session);
+        let s = &mut self.sessions[session as usize];
+        if s.first.is_none() {
+            s.first = Some(end);
+        } else if s.first != Some(end) {
+            s.second.get_or_insert(end);
+        }
+    }
+
+    fn session_ref(&self, index: u32) -> SessionRef {
+        SessionRef {
+            index,
+            recognised_by: self.sessions[index as usize].recognised_by,
+        }
+    }
+
+    /// A call waits for its reply; a reply takes its call, timed.
+    fn exchange(&mut self, session: u32, exchange: Exchange, pkt: &Packet<'_>) -> Option<CallLink> {
+        match exchange {
+            Exchange::Call(link) => {
+                let waiting = Waiting {
+                    link,
+                    ts_ns: pkt.ts_ns,
+                };
+                self.waiting.insert((session, link.key), waiting);
+                None
+            }
+            Exchange::Reply(key) => self.waiting.remove(&(session, key)).map(|w| {
+                let latency_ns = w.ts_ns.zip(pkt.ts_ns).map(|(a, b)| b.saturating_sub(a));
+                CallLink {
+                    latency_ns,
+                    ..w.link
+                }
+            }),
+            Exchange::Neither => None,
+        }
+    }
+
+    /// How many sessions are known.
+    pub fn session_count(&self) -> usize {
+        self.sessions.len()
+    }
+}
+
+/// The well-known port of each protocol's RDMA IP CM service ID.
+fn cm_port(proto: UlpProto) -> Option<u16> {
+    match proto {
+        UlpProto::RpcRdma => Some(crate::wire::rpcrdma::NFS_RDMA_PORT),
+        UlpProto::NvmeRdma => None,
+    }
+}
+
+const SESSION_PROTOS: [UlpProto; 1] = [UlpProto::RpcRdma];
+
+/// A CM REQ for one of the protocols' ports (or one `--decode port=` names): the caller's
+/// QP carries it from now on, and the REP will name the callee's.
+pub(super) fn cm_req(
+    pkt: &Packet<'_>,
+    state: &mut UlpState,
+    forced: &[DecodeAs],
+    cm: &Cm<'_>,
+    port: u16,
+    comm_id: u32,
+) -> bool {
+    let by_port = SESSION_PROTOS
+        .iter()
+        .find(|p| cm_port(**p) == Some(port))
+        .map(|p| (*p, RecognisedBy::Cm));
+    let by_option = || {
+        forced
+            .iter()
+            .find(|d| d.proto != UlpProto::NvmeRdma && d.target == DecodeTarget::Port(port))
+            .map(|d| (d.proto, RecognisedBy::Option))
+    };
+    let Some((proto, by)) = by_port.or_else(by_option) else {
+        return false;
+    };
+    let Some(caller) = cm
+        .local_qpn()
+        .and_then(|q| Endpoint::new(pkt.src_addr(), q))
+    else {
+        return false;
+    };
+    let s = &mut state.sessions;
+    let session = s.new_session(proto, by);
+    s.bind(caller, session);
+    ring_push(
+        &mut s.pending_reqs,
+        PENDING_REQS,
+        PendingReq { comm_id, session },
+    );
+    true
+}
+
+/// The REP answering a REQ [`cm_req`] kept: the callee's QP.
+pub(super) fn cm_rep(pkt: &Packet<'_>, state: &mut UlpState, cm: &Cm<'_>, remote: u32) -> bool {
+    let s = &mut state.sessions;
+    let Some(at) = s.pending_reqs.iter().position(|p| p.comm_id == remote) else {
+        return false;
+    };
+    let session = s.pending_reqs.remove(at).session;
+    let Some(callee) = cm
+        .local_qpn()
+        .and_then(|q| Endpoint::new(pkt.src_addr(), q))
+    else {
+        return false;
+    };
+    s.bind(callee, session);
+    true
+}
+
+/// Before any session is known, only a SEND whose first bytes could begin one of these
+/// protocols' calls can teach anything: a few compares, on SENDs only.
+#[inline]
+pub(super) fn could_start(pkt: &Packet<'_>) -> bool {
+    super::rpcrdma::could_start(pkt.payload)
+}
+
+/// A SEND to a QP of a known session: decodes it and pairs it.
+pub(super) fn on_send(pkt: &mut Packet<'_>, state: &mut UlpState, session: u32) -> bool {
+    let proto = state.sessions.sessions[session as usize].proto;
+    let Some((exchange, frame)) = parse(proto, pkt) else {
+        return false;
+    };
+    let s = &mut state.sessions;
+    let link = s.exchange(session, exchange, pkt);
+    let at = s.session_ref(session);
+    pkt.ulp = Some(frame.into_ulp(at, link));
+    !matches!(exchange, Exchange::Neither)
+}
+
+/// One protocol's message of a frame, before it is placed in its session.
+pub(super) enum Parsed<'a> {
+    Rpc(super::rpcrdma::RpcFrame<'a>),
+}
+
+impl<'a> Parsed<'a> {
+    fn into_ulp(self, session: SessionRef, link: Option<CallLink>) -> super::Ulp<'a> {
+        match self {
+            Parsed::Rpc(mut f) => {
+                f.session = session;
+                f.call = link;
+                super::Ulp::Rpc(f)
+            }
+        }
+    }
+}
+
+fn parse<'a>(proto: UlpProto, pkt: &Packet<'a>) -> Option<(Exchange, Parsed<'a>)> {
+    match proto {
+        UlpProto::RpcRdma => super::rpcrdma::parse(pkt),
+        UlpProto::NvmeRdma => None,
+    }
+}
+
+/// A SEND to a QP no queue or session knows: `--decode` names it, or traffic teaches it.
+/// Returns `None` when none of the protocols takes it, so NVMe-oF may try.
+pub(super) fn learn(
+    pkt: &mut Packet<'_>,
+    state: &mut UlpState,
+    forced: &[DecodeAs],
+    to: Endpoint,
+) -> Option<bool> {
+    if let Some(d) = forced
+        .iter()
+        .find(|d| d.proto != UlpProto::NvmeRdma && d.target == DecodeTarget::Qp(to.qpn))
+    {
+        let session = state.sessions.new_session(d.proto, RecognisedBy::Option);
+        state.sessions.bind(to, session);
+        on_send(pkt, state, session);
+        return Some(true);
+    }
+    if !could_start(pkt) {
+        return None;
+    }
+    let from = pkt.src_addr()?.packed();
+    for proto in SESSION_PROTOS {
+        let Some((exchange, _)) = parse(proto, pkt).filter(|(_, f)| f.teaches()) else {
+            continue;
+        };
+        let s = &mut state.sessions;
+        match exchange {
+            Exchange::Call(link) => {
+                ring_push(
+                    &mut s.candidates,
+                    CANDIDATES,
+                    Candidate {
+                        proto,
+                        caller: from,
+                        callee: to,
+                        waiting: Waiting {
+                            link,
+                            ts_ns: pkt.ts_ns,
+                        },
+                    },
+                );
+                return Some(true);
+            }
+            Exchange::Reply(key) => {
+                // A session that knows one end, the callee at this reply's source, waiting
+                // for this key: this QP is its other end.
+                let known = (0..s.sessions.len() as u32).find(|i| {
+                    let session = s.sessions[*i as usize];
+                    session.proto == proto
+                        && session.second.is_none()
+                        && session.first.is_some_and(|e| e.addr == from)
+                        && s.waiting.contains_key(&(*i, key))
+                });
+                if let Some(session) = known {
+                    s.bind(to, session);
+                    return Some(on_send(pkt, state, session));
+                }
+                let at = s.candidates.iter().rposition(|c| {
+                    c.proto == proto
+                        && c.caller == to.addr
+                        && c.callee.addr == from
+                        && c.waiting.link.key == key
+                })?;
+                let candidate = s.candidates.remove(at);
+                s.candidates.retain(|c| c.callee != candidate.callee);
+                let session = s.new_session(proto, RecognisedBy::Traffic);
+                s.bind(candidate.callee, session);
+                s.bind(to, session);
+                s.waiting.insert((session, key), candidate.waiting);
+                on_send(pkt, state, session);
+                return Some(true);
+            }
+            Exchange::Neither => {}
+        }
+    }
+    None
+}
+
+impl Parsed<'_> {
+    /// Whether the message is one traffic may learn a session from.
+    fn teaches(&self) -> bool {
+        match self {
+            Parsed::Rpc(f) => f.teaches(),
+        }
+    }
+}
+
+/// The session QP a SEND goes to, if a session knows it.
+#[inline]
+pub(super) fn session_of(state: &UlpState, to: &Endpoint) -> Option<u32> {
+    if state.sessions.ends.is_empty() {
+        return None;
+    }
+    state.sessions.ends.get(to).copied()
+}

@@ -1,0 +1,82 @@
+//! The `rpcrdma` section of `analyze`: per connection, its calls by name, their latency
+//! (call to reply), bytes moved by chunks, errors by status, and the slowest calls. Absent
+//! when the capture has none.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::nvme::Latency;
+use crate::analyze::Analyzer;
+use crate::analyze::sessions::{SessionStats, Sessions, percentile};
+
+#[derive(Debug, Serialize)]
+pub struct SlowCall {
+    pub name: &'static str,
+    /// XID, ITT or message ID.
+    pub key: u64,
+    pub frame: u64,
+    pub reply_frame: u64,
+    pub latency_ns: Option<u64>,
+    pub status: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SessionRow {
+    pub file: usize,
+    pub session: u32,
+    pub recognised_by: &'static str,
+    pub calls: BTreeMap<&'static str, u64>,
+    pub answered: u64,
+    /// Calls with no reply in the capture: counted, not timed.
+    pub unanswered: u64,
+    pub latency: Latency,
+    pub max_outstanding: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub errors: BTreeMap<&'static str, u64>,
+    pub slowest: Vec<SlowCall>,
+}
+
+impl SessionRow {
+    fn new(s: &SessionStats) -> Self {
+        let latencies = s.latencies();
+        SessionRow {
+            file: s.file,
+            session: s.session,
+            recognised_by: s.recognised_by.name(),
+            calls: s.calls.clone(),
+            answered: s.answered.len() as u64,
+            unanswered: s.unanswered,
+            latency: Latency {
+                p50_ns: percentile(&latencies, 50),
+                p99_ns: percentile(&latencies, 99),
+                max_ns: latencies.last().copied(),
+            },
+            max_outstanding: s.max_outstanding,
+            bytes_read: s.bytes_read,
+            bytes_written: s.bytes_written,
+            errors: s.errors.clone(),
+            slowest: s
+                .slowest()
+                .into_iter()
+                .map(|a| SlowCall {
+                    name: a.name,
+                    key: a.key,
+                    frame: a.frame,
+                    reply_frame: a.reply_frame,
+                    latency_ns: a.latency_ns,
+                    status: a.status,
+                })
+                .collect(),
+        }
+    }
+}
+
+fn rows_of(sessions: &Sessions) -> Vec<SessionRow> {
+    sessions.sessions.values().map(SessionRow::new).collect()
+}
+
+pub fn rpcrdma_rows(analyzer: &Analyzer) -> Vec<SessionRow> {
+    rows_of(&analyzer.rpcrdma)
+}
