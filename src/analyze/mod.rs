@@ -484,9 +484,6 @@ impl Analyzer {
         }
         // `Kind::ALL` lists the kinds in declaration order.
         self.counts.by_kind[pkt.kind as usize] += 1;
-        if let Some(crate::dissect::Ulp::Nvme(nvme)) = &pkt.ulp {
-            self.nvme.observe(file, at.frame, at.ts_ns, nvme);
-        }
         self.icrc.add(pkt.icrc);
         self.vcrc.add(pkt.vcrc);
         if let Some(check) = pkt.icrc.filter(|c| c.status == CrcStatus::Bad) {
@@ -557,6 +554,31 @@ impl Analyzer {
         }
         if pkt.pfc.is_some() || pkt.pause.is_some() {
             self.pfc.observe(pkt, at, &mut self.anomalies);
+        }
+        if let Some(crate::dissect::Ulp::Nvme(nvme)) = &pkt.ulp {
+            self.observe_nvme(file, at, key, nvme);
+        }
+    }
+
+    /// Counts an NVMe-oF frame once its flow is known; a response also measures the PFC
+    /// pauses of its priority over its command's lifetime, while they are still recent.
+    #[inline(never)]
+    fn observe_nvme(
+        &mut self,
+        file: usize,
+        at: FrameRef,
+        key: Option<FlowKey>,
+        nvme: &crate::dissect::Nvme<'_>,
+    ) {
+        let Some(timed) = self.nvme.observe(file, at.frame, at.ts_ns, key, nvme) else {
+            return;
+        };
+        let class = key
+            .and_then(|k| self.flows.get(&k))
+            .and_then(|f| f.wire.class(&self.config.dscp_map));
+        if let (Some(class), Some(start), Some(end)) = (class, timed.start_ns, timed.end_ns) {
+            timed.priority = Some(class.priority);
+            timed.paused = self.pfc.recent.overlap(class.priority, start, end);
         }
     }
 

@@ -1,9 +1,17 @@
 //! NVMe-oF commands per queue, timed from command capsule to response capsule: what the
 //! decoder linked (`crate::dissect::Ulp`), counted. A frame that is not NVMe-oF costs the
 //! caller one test of `Packet::ulp`.
+//!
+//! A slow command must say why when the capture shows it: each queue remembers the request
+//! flows of its connection, so the report can find the retransmissions and stalls on them
+//! within a command's lifetime, and the caller measures the PFC pauses of the queue's
+//! priority over that lifetime when the response arrives (the pauses are kept only as long
+//! as a silence needs them, see `super::pause_overlap`).
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::key::FlowKey;
+use super::pause_overlap::Overlap;
 use crate::dissect::{CommandLink, Nvme, NvmeMsg, RecognisedBy};
 use crate::wire::nvme::names::{self, io};
 
@@ -22,6 +30,9 @@ pub struct Timed {
     pub latency_ns: Option<u64>,
     pub status: &'static str,
     pub bytes: u32,
+    /// The queue's priority and how long PFC paused it within the command's lifetime.
+    pub priority: Option<u8>,
+    pub paused: Overlap,
 }
 
 #[derive(Debug, Clone)]
@@ -47,6 +58,10 @@ pub struct QueueStats {
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub errors: BTreeMap<&'static str, u64>,
+    /// The request flows of the queue's connection, as the analysis keys them: the host's
+    /// (commands) and the controller's (responses, data transfers).
+    pub to_controller: Option<FlowKey>,
+    pub to_host: Option<FlowKey>,
 }
 
 /// Every NVMe-oF queue the capture showed, by input and queue number.
@@ -56,7 +71,16 @@ pub struct NvmeQueues {
 }
 
 impl NvmeQueues {
-    pub fn observe(&mut self, file: usize, frame: u64, ts_ns: Option<u64>, nvme: &Nvme<'_>) {
+    /// Counts one NVMe-oF frame, whose request flow is `flow`; returns the command a
+    /// response just timed, for the caller to measure what happened in its lifetime.
+    pub fn observe(
+        &mut self,
+        file: usize,
+        frame: u64,
+        ts_ns: Option<u64>,
+        flow: Option<FlowKey>,
+        nvme: &Nvme<'_>,
+    ) -> Option<&mut Timed> {
         let q = self
             .queues
             .entry((file, nvme.queue.index))
@@ -74,6 +98,8 @@ impl NvmeQueues {
                 bytes_read: 0,
                 bytes_written: 0,
                 errors: BTreeMap::new(),
+                to_controller: None,
+                to_host: None,
             });
         q.qid = q.qid.or(nvme.queue.qid);
         match &nvme.msg {
@@ -83,9 +109,12 @@ impl NvmeQueues {
                     .or_default() += 1;
                 q.open.insert(frame, Open { ts_ns });
                 q.note_outstanding(ts_ns);
+                q.to_controller = q.to_controller.or(flow);
+                None
             }
             NvmeMsg::Response { cqe, command } => {
-                let Some(link) = command else { return };
+                q.to_host = q.to_host.or(flow);
+                let link = command.as_ref()?;
                 // A command the traffic taught the queue by is answered before it was seen.
                 let opened = q.open.remove(&link.frame);
                 if opened.is_none() {
@@ -110,10 +139,13 @@ impl NvmeQueues {
                     latency_ns: link.latency_ns,
                     status,
                     bytes: link.data_len,
+                    priority: None,
+                    paused: Overlap::default(),
                 });
                 q.note_outstanding(ts_ns);
+                q.answered.last_mut()
             }
-            _ => {}
+            _ => None,
         }
     }
 
