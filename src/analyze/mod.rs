@@ -556,7 +556,7 @@ impl Analyzer {
             self.pfc.observe(pkt, at, &mut self.anomalies);
         }
         if let Some(crate::dissect::Ulp::Nvme(nvme)) = &pkt.ulp {
-            self.observe_nvme(file, at, key, nvme);
+            self.observe_nvme(file, pkt, at, key, nvme);
         }
     }
 
@@ -566,11 +566,28 @@ impl Analyzer {
     fn observe_nvme(
         &mut self,
         file: usize,
+        pkt: &Packet<'_>,
         at: FrameRef,
         key: Option<FlowKey>,
         nvme: &crate::dissect::Nvme<'_>,
     ) {
-        let Some(timed) = self.nvme.observe(file, at.frame, at.ts_ns, key, nvme) else {
+        use crate::dissect::{NvmeMsg, Transfer};
+        // A READ's data is in its responses; a WRITE's first packet names the whole length.
+        let moved = match nvme.msg {
+            NvmeMsg::Data {
+                transfer: Transfer::ReadResponse,
+                ..
+            } => pkt.payload_len.unwrap_or(0),
+            NvmeMsg::Data {
+                transfer: Transfer::Write,
+                ..
+            } => pkt.reth.map_or(0, |r| r.dma_len()),
+            _ => 0,
+        };
+        let Some(timed) = self
+            .nvme
+            .observe(file, at.frame, at.ts_ns, key, u64::from(moved), nvme)
+        else {
             return;
         };
         let class = key

@@ -29,7 +29,10 @@ pub struct Timed {
     pub end_ns: Option<u64>,
     pub latency_ns: Option<u64>,
     pub status: &'static str,
-    pub bytes: u32,
+    /// What its RDMA READ responses and WRITEs moved; without any in the capture (its queue
+    /// was not known yet, or its data rode in the capsule), the length its SGL named when it
+    /// succeeded.
+    pub bytes: u64,
     /// The queue's priority and how long PFC paused it within the command's lifetime.
     pub priority: Option<u8>,
     pub paused: Overlap,
@@ -38,6 +41,8 @@ pub struct Timed {
 #[derive(Debug, Clone)]
 struct Open {
     ts_ns: Option<u64>,
+    /// Bytes its data transfers moved so far, once one was seen.
+    moved: Option<u64>,
 }
 
 /// One queue's commands.
@@ -71,14 +76,16 @@ pub struct NvmeQueues {
 }
 
 impl NvmeQueues {
-    /// Counts one NVMe-oF frame, whose request flow is `flow`; returns the command a
-    /// response just timed, for the caller to measure what happened in its lifetime.
+    /// Counts one NVMe-oF frame, whose request flow is `flow` and which moved `moved` bytes
+    /// of a command's data; returns the command a response just timed, for the caller to
+    /// measure what happened in its lifetime.
     pub fn observe(
         &mut self,
         file: usize,
         frame: u64,
         ts_ns: Option<u64>,
         flow: Option<FlowKey>,
+        moved: u64,
         nvme: &Nvme<'_>,
     ) -> Option<&mut Timed> {
         let q = self
@@ -107,7 +114,7 @@ impl NvmeQueues {
                 *q.commands
                     .entry(crate::dissect::command_name(sqe, nvme.queue.qid))
                     .or_default() += 1;
-                q.open.insert(frame, Open { ts_ns });
+                q.open.insert(frame, Open { ts_ns, moved: None });
                 q.note_outstanding(ts_ns);
                 q.to_controller = q.to_controller.or(flow);
                 None
@@ -120,15 +127,20 @@ impl NvmeQueues {
                 if opened.is_none() {
                     *q.commands.entry(link.name).or_default() += 1;
                 }
+                let moved = opened.as_ref().and_then(|o| o.moved);
                 let start_ns = opened
                     .and_then(|o| o.ts_ns)
                     .or_else(|| ts_ns.zip(link.latency_ns).map(|(t, l)| t.saturating_sub(l)));
                 let status = names::status_name(cqe.sct(), cqe.sc());
                 if !cqe.is_success() {
                     *q.errors.entry(status).or_default() += 1;
-                } else {
-                    q.count_bytes(link);
                 }
+                let bytes = match moved {
+                    Some(moved) => moved,
+                    None if cqe.is_success() => u64::from(link.data_len),
+                    None => 0,
+                };
+                q.count_bytes(link, bytes);
                 q.answered.push(Timed {
                     name: link.name,
                     cid: link.cid,
@@ -138,12 +150,18 @@ impl NvmeQueues {
                     end_ns: ts_ns,
                     latency_ns: link.latency_ns,
                     status,
-                    bytes: link.data_len,
+                    bytes,
                     priority: None,
                     paused: Overlap::default(),
                 });
                 q.note_outstanding(ts_ns);
                 q.answered.last_mut()
+            }
+            NvmeMsg::Data { command, .. } => {
+                if let Some(open) = q.open.get_mut(&command.frame) {
+                    *open.moved.get_or_insert(0) += moved;
+                }
+                None
             }
             _ => None,
         }
@@ -169,13 +187,13 @@ impl QueueStats {
         }
     }
 
-    fn count_bytes(&mut self, link: &CommandLink) {
+    fn count_bytes(&mut self, link: &CommandLink, bytes: u64) {
         if link.fctype.is_some() || self.qid == Some(0) {
             return;
         }
         match link.opcode {
-            io::READ => self.bytes_read += u64::from(link.data_len),
-            io::WRITE => self.bytes_written += u64::from(link.data_len),
+            io::READ => self.bytes_read += bytes,
+            io::WRITE => self.bytes_written += bytes,
             _ => {}
         }
     }

@@ -2168,7 +2168,7 @@ const KNOWN: &[Known] = &[
     known(
         50,
         "nvme/nvme_rdma.pcap",
-        List(&[24, 26, 30, 32, 34, 36, 38, 46]),
+        List(&[24, 26, 30, 32, 34, 36, 38, 46, 48, 52]),
         &["nvme.cmd", "nvme.cqe"],
         "The I/O queue whose CM was not captured: tshark recognises NVMe-oF only from CM and \
          decodes nothing; rdmadump recognises it by traffic from the first response (frame 24, \
