@@ -23,6 +23,11 @@ pub const SLOWEST: usize = 5;
 pub struct Timed {
     pub name: &'static str,
     pub cid: u16,
+    pub opcode: u8,
+    /// The response's status: type, code, and Do Not Retry.
+    pub sct: u8,
+    pub sc: u8,
+    pub dnr: bool,
     pub frame: u64,
     pub response_frame: u64,
     pub start_ns: Option<u64>,
@@ -38,11 +43,15 @@ pub struct Timed {
     pub paused: Overlap,
 }
 
+/// A command waiting for its response; those still waiting at the end were unanswered.
 #[derive(Debug, Clone)]
-struct Open {
-    ts_ns: Option<u64>,
+pub struct Open {
+    pub name: &'static str,
+    pub cid: u16,
+    pub opcode: u8,
+    pub ts_ns: Option<u64>,
     /// Bytes its data transfers moved so far, once one was seen.
-    moved: Option<u64>,
+    pub moved: Option<u64>,
 }
 
 /// One queue's commands.
@@ -111,10 +120,18 @@ impl NvmeQueues {
         q.qid = q.qid.or(nvme.queue.qid);
         match &nvme.msg {
             NvmeMsg::Command { sqe, .. } => {
-                *q.commands
-                    .entry(crate::dissect::command_name(sqe, nvme.queue.qid))
-                    .or_default() += 1;
-                q.open.insert(frame, Open { ts_ns, moved: None });
+                let name = crate::dissect::command_name(sqe, nvme.queue.qid);
+                *q.commands.entry(name).or_default() += 1;
+                q.open.insert(
+                    frame,
+                    Open {
+                        name,
+                        cid: sqe.cid(),
+                        opcode: sqe.opcode(),
+                        ts_ns,
+                        moved: None,
+                    },
+                );
                 q.note_outstanding(ts_ns);
                 q.to_controller = q.to_controller.or(flow);
                 None
@@ -144,6 +161,10 @@ impl NvmeQueues {
                 q.answered.push(Timed {
                     name: link.name,
                     cid: link.cid,
+                    opcode: link.opcode,
+                    sct: cqe.sct(),
+                    sc: cqe.sc(),
+                    dnr: cqe.dnr(),
                     frame: link.frame,
                     response_frame: frame,
                     start_ns,
@@ -196,6 +217,13 @@ impl QueueStats {
             io::WRITE => self.bytes_written += bytes,
             _ => {}
         }
+    }
+
+    /// The commands never answered, by command frame.
+    pub fn unanswered_commands(&self) -> Vec<(u64, &Open)> {
+        let mut all: Vec<(u64, &Open)> = self.open.iter().map(|(f, o)| (*f, o)).collect();
+        all.sort_unstable_by_key(|(frame, _)| *frame);
+        all
     }
 
     /// Latencies of the answered commands, sorted.

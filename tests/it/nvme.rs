@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use crate::harness::{fixture, rdmadump, read_json, stdout};
+use crate::export::{export, files_under, rows_of};
+use crate::harness::{fixture, rdmadump, read_json, stderr, stdout};
 
 fn expected() -> Value {
     let text = std::fs::read_to_string(fixture("nvme/expected.json")).unwrap();
@@ -222,4 +223,61 @@ fn a_capture_without_nvme_has_no_nvme_section() {
     ]);
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert!(report.get("nvme").is_none());
+}
+
+/// The export's `commands` table, read back with the parquet crate: one row per command,
+/// as typed by hand, with the unanswered Flush flagged and untimed.
+#[test]
+fn export_writes_one_row_per_command() {
+    let truth = expected();
+    let base_ns: u64 = 1_700_000_000 * 1_000_000_000;
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let capture = fixture("nvme/nvme_rdma.pcap");
+    let out = export(scratch.path(), &["--partition", "none"], &[&capture]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = rows_of(&files_under(&scratch.path().join("commands")));
+    let want = truth["commands"].as_array().unwrap();
+    assert_eq!(rows.len(), want.len(), "{rows:#?}");
+    let null = Value::Null;
+    for (row, w) in rows.iter().zip(want) {
+        let at = |key: &str| row.get(key).unwrap_or(&null);
+        let cid = &w["cid"];
+        assert_eq!(at("capture"), "nvme_rdma.pcap");
+        for key in [
+            "queue",
+            "cid",
+            "name",
+            "opcode",
+            "command_frame",
+            "response_frame",
+            "latency_ns",
+            "sct",
+            "sc",
+            "dnr",
+            "bytes",
+        ] {
+            assert_eq!(at(key), &w[key], "cid {cid}: {key}");
+        }
+        assert_eq!(
+            at("unanswered"),
+            w.get("unanswered").unwrap_or(&Value::from(false))
+        );
+        let ns = |us: &Value| us.as_u64().map(|us| Value::from(base_ns + us * 1000));
+        assert_eq!(
+            Some(at("start_ts_ns").clone()),
+            ns(&w["start_us"]),
+            "cid {cid}"
+        );
+        assert_eq!(
+            at("end_ts_ns").clone(),
+            ns(&w["end_us"]).unwrap_or(Value::Null),
+            "cid {cid}"
+        );
+        // The timestamp columns are set exactly when their nanosecond twins are.
+        assert_eq!(at("start_ts").is_null(), at("start_ts_ns").is_null());
+        assert_eq!(at("end_ts").is_null(), at("end_ts_ns").is_null());
+    }
+    // The queue ID is known for the CM-started queue only.
+    assert_eq!(rows[0]["qid"], 0);
+    assert!(!rows[3].contains_key("qid"));
 }
