@@ -281,3 +281,73 @@ fn export_writes_one_row_per_command() {
     assert_eq!(rows[0]["qid"], 0);
     assert!(!rows[3].contains_key("qid"));
 }
+
+/// `analyze --html`: per queue a latency histogram and a latency-over-time graph, whose
+/// marks carry the hand-typed latencies; a capture without NVMe-oF has no such section.
+#[test]
+fn the_html_report_draws_each_queue_latencies() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let page = |capture: &str| {
+        let html = scratch.path().join("report.html");
+        let out = rdmadump(&[
+            "analyze",
+            "--html",
+            html.to_str().unwrap(),
+            fixture(capture).to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        std::fs::read_to_string(&html).unwrap()
+    };
+    let html = page("nvme/nvme_rdma.pcap");
+    assert!(html.contains(r#"<section id="nvme">"#));
+    let attr = |tag: &str, name: &str| -> Option<u64> {
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[at..].split('"').next()?.parse().ok()
+    };
+    let marks = |kind: &str| -> Vec<String> {
+        html.split('<')
+            .filter(|t| t.contains(&format!("data-mark=\"{kind}\"")))
+            .map(str::to_string)
+            .collect()
+    };
+    let truth = expected();
+    for want in truth["analysis"]["queues"].as_array().unwrap() {
+        let queue = want["queue"].as_u64().unwrap();
+        let of_queue = |kind: &str| -> Vec<String> {
+            marks(kind)
+                .into_iter()
+                .filter(|t| attr(t, "data-queue") == Some(queue))
+                .collect()
+        };
+        let mut latencies: Vec<u64> = want["latencies_ns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        latencies.sort_unstable();
+        // The time graph: one mark per answered command, at its latency.
+        let mut drawn: Vec<u64> = of_queue("nvme_latency")
+            .iter()
+            .map(|t| attr(t, "data-latency-ns").unwrap())
+            .collect();
+        drawn.sort_unstable();
+        assert_eq!(drawn, latencies, "queue {queue}");
+        // The histogram: every latency in the bin that holds it.
+        let bins: Vec<(u64, u64, u64)> = of_queue("nvme_bin")
+            .iter()
+            .map(|t| {
+                let get = |name| attr(t, name).unwrap();
+                (get("data-lo-ns"), get("data-hi-ns"), get("data-count"))
+            })
+            .collect();
+        for (lo, hi, count) in &bins {
+            let inside = latencies.iter().filter(|l| (*lo..*hi).contains(l)).count();
+            assert_eq!(inside as u64, *count, "queue {queue} bin {lo}..{hi}");
+        }
+        let total: u64 = bins.iter().map(|b| b.2).sum();
+        assert_eq!(total, latencies.len() as u64, "queue {queue}");
+    }
+    assert!(html.contains("chart-nvme-histogram") && html.contains("chart-nvme-latency"));
+    assert!(!page("roce_v2_opcodes.pcap").contains(r#"id="nvme""#));
+}
