@@ -11,6 +11,12 @@ fn expected() -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// `analyze --json` of a fixture: the report, and the run (for its standard error).
+fn analyze_json(capture: &str) -> (Value, std::process::Output) {
+    let out = rdmadump(&["analyze", "--json", fixture(capture).to_str().unwrap()]);
+    (serde_json::from_str(&stdout(&out)).unwrap(), out)
+}
+
 /// Every key of `want` is in `got` with the same value; objects are compared key by key.
 fn assert_subset(frame: &str, want: &Value, got: &Value, path: &str) {
     match want {
@@ -97,12 +103,7 @@ fn decode_as_names_a_queue_tshark_and_traffic_cannot() {
 
 #[test]
 fn analyze_times_each_queue_as_typed_by_hand() {
-    let out = rdmadump(&[
-        "analyze",
-        "--json",
-        fixture("nvme/nvme_rdma.pcap").to_str().unwrap(),
-    ]);
-    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let (report, _) = analyze_json("nvme/nvme_rdma.pcap");
     let truth = expected();
     let queues = report["nvme"].as_array().unwrap();
     let want = truth["analysis"]["queues"].as_array().unwrap();
@@ -183,12 +184,7 @@ fn a_slow_command_says_why_in_text() {
 /// retransmission built in.
 #[test]
 fn the_transport_analysis_finds_only_what_was_built() {
-    let out = rdmadump(&[
-        "analyze",
-        "--json",
-        fixture("nvme/nvme_rdma.pcap").to_str().unwrap(),
-    ]);
-    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let (report, out) = analyze_json("nvme/nvme_rdma.pcap");
     let want = &expected()["analysis"]["transport"];
     assert_eq!(
         report["capture_loss"]["missed"], want["capture_missed"],
@@ -216,12 +212,7 @@ fn the_transport_analysis_finds_only_what_was_built() {
 
 #[test]
 fn a_capture_without_nvme_has_no_nvme_section() {
-    let out = rdmadump(&[
-        "analyze",
-        "--json",
-        fixture("roce_v2_opcodes.pcap").to_str().unwrap(),
-    ]);
-    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let (report, _) = analyze_json("roce_v2_opcodes.pcap");
     assert!(report.get("nvme").is_none());
 }
 
