@@ -488,13 +488,6 @@ impl Analyzer {
         }
         // `Kind::ALL` lists the kinds in declaration order.
         self.counts.by_kind[pkt.kind as usize] += 1;
-        match &pkt.ulp {
-            Some(crate::dissect::Ulp::Nvme(nvme)) => {
-                self.nvme.observe(file, at.frame, at.ts_ns, nvme);
-            }
-            Some(crate::dissect::Ulp::Rpc(rpc)) => self.rpcrdma.observe_rpc(file, at.frame, rpc),
-            None => {}
-        }
         self.icrc.add(pkt.icrc);
         self.vcrc.add(pkt.vcrc);
         if let Some(check) = pkt.icrc.filter(|c| c.status == CrcStatus::Bad) {
@@ -565,6 +558,50 @@ impl Analyzer {
         }
         if pkt.pfc.is_some() || pkt.pause.is_some() {
             self.pfc.observe(pkt, at, &mut self.anomalies);
+        }
+        match &pkt.ulp {
+            Some(crate::dissect::Ulp::Nvme(nvme)) => self.observe_nvme(file, pkt, at, key, nvme),
+            Some(crate::dissect::Ulp::Rpc(rpc)) => self.rpcrdma.observe_rpc(file, at.frame, rpc),
+            None => {}
+        }
+    }
+
+    /// Counts an NVMe-oF frame once its flow is known; a response also measures the PFC
+    /// pauses of its priority over its command's lifetime, while they are still recent.
+    #[inline(never)]
+    fn observe_nvme(
+        &mut self,
+        file: usize,
+        pkt: &Packet<'_>,
+        at: FrameRef,
+        key: Option<FlowKey>,
+        nvme: &crate::dissect::Nvme<'_>,
+    ) {
+        use crate::dissect::{NvmeMsg, Transfer};
+        // A READ's data is in its responses; a WRITE's first packet names the whole length.
+        let moved = match nvme.msg {
+            NvmeMsg::Data {
+                transfer: Transfer::ReadResponse,
+                ..
+            } => pkt.payload_len.unwrap_or(0),
+            NvmeMsg::Data {
+                transfer: Transfer::Write,
+                ..
+            } => pkt.reth.map_or(0, |r| r.dma_len()),
+            _ => 0,
+        };
+        let Some(timed) = self
+            .nvme
+            .observe(file, at.frame, at.ts_ns, key, u64::from(moved), nvme)
+        else {
+            return;
+        };
+        let class = key
+            .and_then(|k| self.flows.get(&k))
+            .and_then(|f| f.wire.class(&self.config.dscp_map));
+        if let (Some(class), Some(start), Some(end)) = (class, timed.start_ns, timed.end_ns) {
+            timed.priority = Some(class.priority);
+            timed.paused = self.pfc.recent.overlap(class.priority, start, end);
         }
     }
 

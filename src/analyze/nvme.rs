@@ -1,9 +1,17 @@
 //! NVMe-oF commands per queue, timed from command capsule to response capsule: what the
 //! decoder linked (`crate::dissect::Ulp`), counted. A frame that is not NVMe-oF costs the
 //! caller one test of `Packet::ulp`.
+//!
+//! A slow command must say why when the capture shows it: each queue remembers the request
+//! flows of its connection, so the report can find the retransmissions and stalls on them
+//! within a command's lifetime, and the caller measures the PFC pauses of the queue's
+//! priority over that lifetime when the response arrives (the pauses are kept only as long
+//! as a silence needs them, see `super::pause_overlap`).
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::key::FlowKey;
+use super::pause_overlap::Overlap;
 use crate::dissect::{CommandLink, Nvme, NvmeMsg, RecognisedBy};
 use crate::wire::nvme::names::{self, io};
 
@@ -15,18 +23,35 @@ pub const SLOWEST: usize = 5;
 pub struct Timed {
     pub name: &'static str,
     pub cid: u16,
+    pub opcode: u8,
+    /// The response's status: type, code, and Do Not Retry.
+    pub sct: u8,
+    pub sc: u8,
+    pub dnr: bool,
     pub frame: u64,
     pub response_frame: u64,
     pub start_ns: Option<u64>,
     pub end_ns: Option<u64>,
     pub latency_ns: Option<u64>,
     pub status: &'static str,
-    pub bytes: u32,
+    /// What its RDMA READ responses and WRITEs moved; without any in the capture (its queue
+    /// was not known yet, or its data rode in the capsule), the length its SGL named when it
+    /// succeeded.
+    pub bytes: u64,
+    /// The queue's priority and how long PFC paused it within the command's lifetime.
+    pub priority: Option<u8>,
+    pub paused: Overlap,
 }
 
+/// A command waiting for its response; those still waiting at the end were unanswered.
 #[derive(Debug, Clone)]
-struct Open {
-    ts_ns: Option<u64>,
+pub struct Open {
+    pub name: &'static str,
+    pub cid: u16,
+    pub opcode: u8,
+    pub ts_ns: Option<u64>,
+    /// Bytes its data transfers moved so far, once one was seen.
+    pub moved: Option<u64>,
 }
 
 /// One queue's commands.
@@ -47,6 +72,10 @@ pub struct QueueStats {
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub errors: BTreeMap<&'static str, u64>,
+    /// The request flows of the queue's connection, as the analysis keys them: the host's
+    /// (commands) and the controller's (responses, data transfers).
+    pub to_controller: Option<FlowKey>,
+    pub to_host: Option<FlowKey>,
 }
 
 /// Every NVMe-oF queue the capture showed, by input and queue number.
@@ -56,7 +85,18 @@ pub struct NvmeQueues {
 }
 
 impl NvmeQueues {
-    pub fn observe(&mut self, file: usize, frame: u64, ts_ns: Option<u64>, nvme: &Nvme<'_>) {
+    /// Counts one NVMe-oF frame, whose request flow is `flow` and which moved `moved` bytes
+    /// of a command's data; returns the command a response just timed, for the caller to
+    /// measure what happened in its lifetime.
+    pub fn observe(
+        &mut self,
+        file: usize,
+        frame: u64,
+        ts_ns: Option<u64>,
+        flow: Option<FlowKey>,
+        moved: u64,
+        nvme: &Nvme<'_>,
+    ) -> Option<&mut Timed> {
         let q = self
             .queues
             .entry((file, nvme.queue.index))
@@ -74,46 +114,77 @@ impl NvmeQueues {
                 bytes_read: 0,
                 bytes_written: 0,
                 errors: BTreeMap::new(),
+                to_controller: None,
+                to_host: None,
             });
         q.qid = q.qid.or(nvme.queue.qid);
         match &nvme.msg {
             NvmeMsg::Command { sqe, .. } => {
-                *q.commands
-                    .entry(crate::dissect::command_name(sqe, nvme.queue.qid))
-                    .or_default() += 1;
-                q.open.insert(frame, Open { ts_ns });
+                let name = crate::dissect::command_name(sqe, nvme.queue.qid);
+                *q.commands.entry(name).or_default() += 1;
+                q.open.insert(
+                    frame,
+                    Open {
+                        name,
+                        cid: sqe.cid(),
+                        opcode: sqe.opcode(),
+                        ts_ns,
+                        moved: None,
+                    },
+                );
                 q.note_outstanding(ts_ns);
+                q.to_controller = q.to_controller.or(flow);
+                None
             }
             NvmeMsg::Response { cqe, command } => {
-                let Some(link) = command else { return };
+                q.to_host = q.to_host.or(flow);
+                let link = command.as_ref()?;
                 // A command the traffic taught the queue by is answered before it was seen.
                 let opened = q.open.remove(&link.frame);
                 if opened.is_none() {
                     *q.commands.entry(link.name).or_default() += 1;
                 }
+                let moved = opened.as_ref().and_then(|o| o.moved);
                 let start_ns = opened
                     .and_then(|o| o.ts_ns)
                     .or_else(|| ts_ns.zip(link.latency_ns).map(|(t, l)| t.saturating_sub(l)));
                 let status = names::status_name(cqe.sct(), cqe.sc());
                 if !cqe.is_success() {
                     *q.errors.entry(status).or_default() += 1;
-                } else {
-                    q.count_bytes(link);
                 }
+                let bytes = match moved {
+                    Some(moved) => moved,
+                    None if cqe.is_success() => u64::from(link.data_len),
+                    None => 0,
+                };
+                q.count_bytes(link, bytes);
                 q.answered.push(Timed {
                     name: link.name,
                     cid: link.cid,
+                    opcode: link.opcode,
+                    sct: cqe.sct(),
+                    sc: cqe.sc(),
+                    dnr: cqe.dnr(),
                     frame: link.frame,
                     response_frame: frame,
                     start_ns,
                     end_ns: ts_ns,
                     latency_ns: link.latency_ns,
                     status,
-                    bytes: link.data_len,
+                    bytes,
+                    priority: None,
+                    paused: Overlap::default(),
                 });
                 q.note_outstanding(ts_ns);
+                q.answered.last_mut()
             }
-            _ => {}
+            NvmeMsg::Data { command, .. } => {
+                if let Some(open) = q.open.get_mut(&command.frame) {
+                    *open.moved.get_or_insert(0) += moved;
+                }
+                None
+            }
+            _ => None,
         }
     }
 
@@ -137,15 +208,22 @@ impl QueueStats {
         }
     }
 
-    fn count_bytes(&mut self, link: &CommandLink) {
+    fn count_bytes(&mut self, link: &CommandLink, bytes: u64) {
         if link.fctype.is_some() || self.qid == Some(0) {
             return;
         }
         match link.opcode {
-            io::READ => self.bytes_read += u64::from(link.data_len),
-            io::WRITE => self.bytes_written += u64::from(link.data_len),
+            io::READ => self.bytes_read += bytes,
+            io::WRITE => self.bytes_written += bytes,
             _ => {}
         }
+    }
+
+    /// The commands never answered, by command frame.
+    pub fn unanswered_commands(&self) -> Vec<(u64, &Open)> {
+        let mut all: Vec<(u64, &Open)> = self.open.iter().map(|(f, o)| (*f, o)).collect();
+        all.sort_unstable_by_key(|(frame, _)| *frame);
+        all
     }
 
     /// Latencies of the answered commands, sorted.

@@ -14,6 +14,7 @@ use crate::capture::merge::InputStatus;
 use crate::cli::{ExportArgs, PartitionArg};
 use crate::filter::PacketFilter;
 use crate::output::parquet::captures::{CaptureRecord, CaptureStatus, Dropped, capture_schema};
+use crate::output::parquet::commands::{CommandRecord, command_schema};
 use crate::output::parquet::connections::{ConnectionRecord, connection_schema};
 use crate::output::parquet::events::{EventRecord, event_schema};
 use crate::output::parquet::priorities::{PriorityRecord, priority_schema};
@@ -272,6 +273,7 @@ struct Datasets {
     connections: DatasetWriter,
     events: DatasetWriter,
     priorities: DatasetWriter,
+    commands: DatasetWriter,
     captures: DatasetWriter,
 }
 
@@ -285,16 +287,18 @@ impl Datasets {
             connections: writer("connections", &connection_schema().specs()),
             events: writer("events", &event_schema().specs()),
             priorities: writer("priorities", &priority_schema().specs()),
+            commands: writer("commands", &command_schema().specs()),
             captures: writer("captures", &capture_schema().specs()),
         }
     }
 
-    fn all(&self) -> [&DatasetWriter; 5] {
+    fn all(&self) -> [&DatasetWriter; 6] {
         [
             &self.packets,
             &self.connections,
             &self.events,
             &self.priorities,
+            &self.commands,
             &self.captures,
         ]
     }
@@ -317,6 +321,7 @@ impl Datasets {
             &mut self.connections,
             &mut self.events,
             &mut self.priorities,
+            &mut self.commands,
             &mut self.captures,
         ] {
             temporaries.extend(set.take_finished()?);
@@ -422,6 +427,7 @@ fn export_capture(
         connections,
         events: event_writer,
         priorities,
+        commands,
         captures,
     } = datasets;
     let threads = super::threads(&args.input);
@@ -480,6 +486,7 @@ fn export_capture(
         connections,
         events: event_writer,
         priorities,
+        commands,
         captures,
     };
     events.drain(&mut analyzer, name, &files, &mut datasets.events)?;
@@ -513,6 +520,7 @@ fn export_capture(
     datasets.events.write(&events.table.finish()?, first_ts)?;
     write_connections(&report, first_ts, name, &mut datasets.connections)?;
     write_priorities(&analyzer, name, &mut datasets.priorities)?;
+    write_commands(&analyzer, name, &mut datasets.commands)?;
     let mut table = Table::new(&capture_schema().specs());
     capture_schema().push(&mut table, &record);
     datasets.captures.write(&table.finish()?, first_ts)?;
@@ -558,6 +566,20 @@ fn write_connections(
         }
     }
     out.write(&table.finish()?, first_ts)?;
+    Ok(())
+}
+
+fn write_commands(analyzer: &Analyzer, name: &str, out: &mut DatasetWriter) -> anyhow::Result<()> {
+    let rows = CommandRecord::all(name, analyzer.nvme.queues.values());
+    let schema = command_schema();
+    let mut table = Table::new(&schema.specs());
+    for row in &rows {
+        schema.push(&mut table, row);
+        if table.rows() >= BATCH_ROWS {
+            out.write(&table.finish()?, analyzer.first_ts)?;
+        }
+    }
+    out.write(&table.finish()?, analyzer.first_ts)?;
     Ok(())
 }
 

@@ -24,7 +24,8 @@
 //!   request or RDMA WRITE cost one opcode test; those on no known queue a hash look-up
 //!   skipped while no queue is known. Nothing is allocated for them.
 //! - **Linking**: a response names its request (frame and latency) and the RDMA READ and
-//!   WRITE that move a request's data name it, looked up by the keys in the request. The
+//!   WRITE that move a request's data name it, looked up by the keys in the request; a READ's
+//!   responses carry no key, and name the request whose PSN range they fall in. The
 //!   state keeps requests outstanding until answered, so the link is made in capture order
 //!   whatever the pipeline's threading.
 //! - **Output** adds one `read --json` layer per protocol (shown by `-V` from the JSON), a
@@ -171,6 +172,9 @@ pub struct Nvme<'a> {
 pub enum Transfer {
     /// The controller reads the host's buffer: host-to-controller data (Write, Connect).
     ReadRequest,
+    /// The host's answer to an RDMA READ request: the data itself, found by the request's
+    /// PSN range.
+    ReadResponse,
     /// The controller writes the host's buffer: controller-to-host data (Read, Identify).
     Write,
 }
@@ -179,6 +183,7 @@ impl Transfer {
     pub fn key(self) -> &'static str {
         match self {
             Transfer::ReadRequest => "rdma_read_request",
+            Transfer::ReadResponse => "rdma_read_response",
             Transfer::Write => "rdma_write",
         }
     }
@@ -197,7 +202,7 @@ pub enum NvmeMsg<'a> {
         cqe: Cqe<'a>,
         command: Option<CommandLink>,
     },
-    /// An RDMA READ request or WRITE moving a command's data, found by its R_Key.
+    /// An RDMA READ request, READ response or WRITE moving a command's data.
     Data {
         transfer: Transfer,
         command: CommandLink,
@@ -318,10 +323,21 @@ struct PendingReq {
     queue: u32,
 }
 
-/// Command capsules remembered while guessing from traffic, and CM REQs awaiting their REP:
-/// a small ring each, oldest forgotten first.
+/// An RDMA READ request awaiting its responses: its first PSN, how many PSNs its responses
+/// may take (one per 256 bytes, the smallest path MTU), and its command.
+#[derive(Debug, Clone, Copy)]
+struct PendingRead {
+    queue: u32,
+    psn: u32,
+    span: u32,
+    link: CommandLink,
+}
+
+/// Command capsules remembered while guessing from traffic, CM REQs awaiting their REP, and
+/// READs awaiting their responses: a small ring each, oldest forgotten first.
 const CANDIDATES: usize = 64;
 const PENDING_REQS: usize = 64;
+const PENDING_READS: usize = 64;
 
 /// What decoding upper-layer protocols learns from earlier frames: the queues known and
 /// their ends, the commands awaiting a response, and the guesses not yet confirmed.
@@ -334,6 +350,7 @@ pub struct UlpState {
     pending_reqs: Vec<PendingReq>,
     /// RPC-over-RDMA connections.
     sessions: session::Sessions,
+    reads: Vec<PendingRead>,
 }
 
 impl UlpState {
@@ -383,10 +400,11 @@ pub fn decode(pkt: &mut Packet<'_>, state: &mut UlpState, forced: &[DecodeAs]) -
     let carries_ulp = is_send(op)
         || matches!(
             op,
-            opcode::RDMA_READ_REQUEST_OP
-                | RC_WRITE_FIRST
-                | RC_WRITE_ONLY
-                | RC_WRITE_ONLY_WITH_IMMEDIATE
+            opcode::RDMA_READ_REQUEST_OP | RC_READ_RESPONSE_FIRST
+                ..=RC_READ_RESPONSE_ONLY
+                    | RC_WRITE_FIRST
+                    | RC_WRITE_ONLY
+                    | RC_WRITE_ONLY_WITH_IMMEDIATE
         );
     if !carries_ulp
         || state.ends.is_empty()
@@ -404,6 +422,9 @@ const RC_SEND_ONLY_WITH_INVALIDATE: u8 = 0x17;
 const RC_WRITE_FIRST: u8 = 0x06;
 const RC_WRITE_ONLY: u8 = 0x0a;
 const RC_WRITE_ONLY_WITH_IMMEDIATE: u8 = 0x0b;
+const RC_READ_RESPONSE_FIRST: u8 = 0x0d;
+const RC_READ_RESPONSE_LAST: u8 = 0x0f;
+const RC_READ_RESPONSE_ONLY: u8 = 0x10;
 
 fn is_send(op: u8) -> bool {
     matches!(
@@ -557,7 +578,7 @@ fn from_rc(pkt: &mut Packet<'_>, state: &mut UlpState, forced: &[DecodeAs]) -> b
         (Role::Controller, true) => command(pkt, state, side.queue),
         (Role::Host, true) => response(pkt, state, side.queue),
         (Role::Host, false) => data(pkt, state, side.queue, op),
-        (Role::Controller, false) => false,
+        (Role::Controller, false) => read_response(pkt, state, side.queue, op),
     }
 }
 
@@ -752,7 +773,8 @@ fn data(pkt: &mut Packet<'_>, state: &mut UlpState, queue: u32, op: u8) -> bool 
     else {
         return false;
     };
-    let transfer = if op == opcode::RDMA_READ_REQUEST_OP {
+    let read = op == opcode::RDMA_READ_REQUEST_OP;
+    let transfer = if read {
         Transfer::ReadRequest
     } else {
         Transfer::Write
@@ -764,6 +786,50 @@ fn data(pkt: &mut Packet<'_>, state: &mut UlpState, queue: u32, op: u8) -> bool 
             command: found,
         },
     }));
+    let (Some(bth), Some(reth), true) = (pkt.bth, pkt.reth, read) else {
+        return false;
+    };
+    // A READ sent again replaces the one it repeats.
+    let psn = bth.psn();
+    state.reads.retain(|r| r.queue != queue || r.psn != psn);
+    ring_push(
+        &mut state.reads,
+        PENDING_READS,
+        PendingRead {
+            queue,
+            psn,
+            span: reth.dma_len().div_ceil(256).max(1),
+            link: found,
+        },
+    );
+    true
+}
+
+/// A READ response to the controller: the data of the READ whose PSN range holds its PSN
+/// (IBA 9.7.5.1.6: a READ's responses take consecutive PSNs from the request's). The last
+/// response ends the READ.
+fn read_response(pkt: &mut Packet<'_>, state: &mut UlpState, queue: u32, op: u8) -> bool {
+    let Some(bth) = pkt.bth else { return false };
+    let psn = bth.psn();
+    let Some(at) = state
+        .reads
+        .iter()
+        .rposition(|r| r.queue == queue && psn.wrapping_sub(r.psn) & 0x00ff_ffff < r.span)
+    else {
+        return false;
+    };
+    let command = state.reads[at].link;
+    pkt.ulp = Some(Ulp::Nvme(Nvme {
+        queue: state.queue_ref(queue),
+        msg: NvmeMsg::Data {
+            transfer: Transfer::ReadResponse,
+            command,
+        },
+    }));
+    if matches!(op, RC_READ_RESPONSE_LAST | RC_READ_RESPONSE_ONLY) {
+        state.reads.remove(at);
+        return true;
+    }
     false
 }
 

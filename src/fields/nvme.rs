@@ -90,7 +90,7 @@ pub(super) const NVME: &[Field] = &[
     ),
     string!(
         "nvme.type",
-        "NVMe-oF message: command, response, rdma_read_request, rdma_write, cm_req, cm_rep, cm_rej",
+        "NVMe-oF message: command, response, rdma_read_request, rdma_read_response, rdma_write, cm_req, cm_rep, cm_rej",
         |p| nvme(p).map(|n| n.msg.kind())
     ),
     int!("nvme.opcode", "NVMe command opcode (0x7f Fabrics)", |p| {

@@ -1,5 +1,5 @@
 //! The NVMe-oF section of `analyze`'s text report: one table of queues, then each queue's
-//! slowest commands.
+//! slowest commands, with what the transport did during each.
 
 use std::fmt::Write;
 
@@ -7,6 +7,7 @@ use comfy_table::Cell;
 
 use super::analyze_text::{Style, number, table};
 use crate::report::Report;
+use crate::report::nvme::During;
 
 fn ms(ns: Option<u64>) -> String {
     ns.map_or("-".to_string(), |ns| format!("{:.3}", ns as f64 / 1e6))
@@ -63,7 +64,9 @@ pub fn render(out: &mut String, a: &Report<'_>, style: Style) {
         let _ = writeln!(out, "\nSlowest NVMe-oF commands, queue {}", q.queue);
         let mut t = table(
             style,
-            &["command", "cid", "frame", "response", "ms", "status"],
+            &[
+                "command", "cid", "frame", "response", "ms", "status", "during",
+            ],
         );
         for s in &q.slowest {
             t.add_row(vec![
@@ -73,8 +76,38 @@ pub fn render(out: &mut String, a: &Report<'_>, style: Style) {
                 Cell::new(s.response_frame),
                 Cell::new(ms(s.latency_ns)),
                 Cell::new(s.status),
+                Cell::new(during(&s.during)),
             ]);
         }
         let _ = writeln!(out, "{}", t.trim_fmt());
     }
+}
+
+/// The transport events of a command's lifetime, in a few words:
+/// `retransmission psn 1541 (timeout) frame 43; stall 590 us; prio 0 paused 200 us`.
+fn during(d: &During) -> String {
+    if d.is_empty() {
+        return "-".to_string();
+    }
+    let mut parts: Vec<String> = Vec::new();
+    for r in &d.retransmissions {
+        parts.push(format!(
+            "{} psn {} ({}) frame {}",
+            r.kind.replace('_', "-"),
+            r.psn,
+            r.cause,
+            r.frame
+        ));
+    }
+    for s in &d.stalls {
+        parts.push(format!("{} stalled {} us", s.sender, s.duration_ns / 1000));
+    }
+    if d.pause.paused_ns > 0 {
+        let prio = d
+            .pause
+            .priority
+            .map_or(String::new(), |p| format!("prio {p} "));
+        parts.push(format!("{prio}paused {} us", d.pause.paused_ns / 1000));
+    }
+    parts.join("; ")
 }

@@ -83,7 +83,7 @@ pub fn write_summary(out: &mut Vec<u8>, nvme: &Nvme<'_>) {
         NvmeMsg::Data { transfer, command } => {
             let what = match transfer {
                 Transfer::ReadRequest => "Data Request for",
-                Transfer::Write => "Data for",
+                Transfer::ReadResponse | Transfer::Write => "Data for",
             };
             let _ = write!(out, " {} {what} ", prefix(command.fctype.is_some()));
             write_name(out, command.name, command.detail);

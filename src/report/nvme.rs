@@ -1,13 +1,17 @@
 //! The `nvme` section of `analyze`: per NVMe-oF queue, its commands by name, their latency
 //! (command capsule to response capsule), outstanding commands, bytes moved, errors, and the
-//! slowest commands. Absent when the capture has no NVMe-oF.
+//! slowest commands, each with the transport events inside its lifetime. Absent when the
+//! capture has no NVMe-oF.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analyze::Analyzer;
-use crate::analyze::nvme::{QueueStats, percentile};
+use crate::analyze::connections::ConnectionTable;
+use crate::analyze::connections::stall::Silence;
+use crate::analyze::key::FlowKey;
+use crate::analyze::nvme::{QueueStats, Timed, percentile};
+use crate::analyze::{Analyzer, Anomaly, AnomalyDetail};
 
 #[derive(Debug, Serialize)]
 pub struct Latency {
@@ -24,6 +28,64 @@ pub struct Slow {
     pub response_frame: u64,
     pub latency_ns: Option<u64>,
     pub status: &'static str,
+    pub start_ns: Option<u64>,
+    pub end_ns: Option<u64>,
+    /// What the transport shows between the command capsule and the response capsule.
+    pub during: During,
+}
+
+/// The transport events on a command's connection within its lifetime: why it was slow,
+/// when the capture shows it.
+#[derive(Debug, Default, Serialize)]
+pub struct During {
+    pub retransmissions: Vec<Resent>,
+    pub stalls: Vec<Stalled>,
+    pub pause: Pause,
+}
+
+impl During {
+    pub fn is_empty(&self) -> bool {
+        self.retransmissions.is_empty() && self.stalls.is_empty() && self.pause.paused_ns == 0
+    }
+}
+
+/// Which side of the queue sent the requests an event happened to.
+fn sender(flow: &FlowKey, q: &QueueStats) -> &'static str {
+    if q.to_controller.as_ref() == Some(flow) {
+        "host"
+    } else {
+        "controller"
+    }
+}
+
+/// A request sent again: alone, or the first of a go-back.
+#[derive(Debug, Serialize)]
+pub struct Resent {
+    pub frame: u64,
+    pub kind: &'static str,
+    pub sender: &'static str,
+    pub psn: u32,
+    pub cause: &'static str,
+    pub waited_ns: Option<u64>,
+}
+
+/// A silence with requests outstanding, longer than the stall threshold, overlapping the
+/// command's lifetime.
+#[derive(Debug, Serialize)]
+pub struct Stalled {
+    pub sender: &'static str,
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    pub end_frame: u64,
+    pub ended_by: &'static str,
+}
+
+/// How long PFC paused the queue's priority within the command's lifetime.
+#[derive(Debug, Default, Serialize)]
+pub struct Pause {
+    pub priority: Option<u8>,
+    pub paused_ns: u64,
+    pub paused_by: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -49,7 +111,7 @@ pub struct QueueRow {
 }
 
 impl QueueRow {
-    fn new(q: &QueueStats) -> Self {
+    fn new(q: &QueueStats, analyzer: &Analyzer) -> Self {
         let latencies = q.latencies();
         QueueRow {
             file: q.file,
@@ -78,6 +140,9 @@ impl QueueRow {
                     response_frame: t.response_frame,
                     latency_ns: t.latency_ns,
                     status: t.status,
+                    start_ns: t.start_ns,
+                    end_ns: t.end_ns,
+                    during: during(q, t, analyzer),
                 })
                 .collect(),
             latencies,
@@ -86,5 +151,89 @@ impl QueueRow {
 }
 
 pub fn rows(analyzer: &Analyzer) -> Vec<QueueRow> {
-    analyzer.nvme.queues.values().map(QueueRow::new).collect()
+    analyzer
+        .nvme
+        .queues
+        .values()
+        .map(|q| QueueRow::new(q, analyzer))
+        .collect()
+}
+
+/// The retransmissions and stalls on the queue's request flows, and the pauses of its
+/// priority, between `t`'s command and response. Retransmissions come from the anomalies
+/// the report keeps in full, stalls from the longest each direction keeps: a capture with
+/// more of them may not list them all.
+fn during(q: &QueueStats, t: &Timed, analyzer: &Analyzer) -> During {
+    let (Some(start), Some(end)) = (t.start_ns, t.end_ns) else {
+        return During::default();
+    };
+    let flows: Vec<FlowKey> = q.to_controller.into_iter().chain(q.to_host).collect();
+    // Times are on the analysis' one clock, whichever input a frame came from.
+    let within = |a: &Anomaly| a.at.ts_ns.is_some_and(|ts| (start..=end).contains(&ts));
+    let retransmissions = analyzer
+        .anomalies
+        .kept
+        .iter()
+        .filter(|a| within(a))
+        .filter_map(|a| {
+            let (flow, psn, episode) = match &a.detail {
+                AnomalyDetail::Retransmission { flow, psn, episode } => (flow, *psn, episode),
+                AnomalyDetail::GoBackN {
+                    flow,
+                    from_psn,
+                    episode,
+                    ..
+                } => (flow, *from_psn, episode),
+                _ => return None,
+            };
+            flows.contains(flow).then(|| Resent {
+                frame: a.at.frame,
+                kind: a.detail.kind().name(),
+                sender: sender(flow, q),
+                psn,
+                cause: episode.cause.name(),
+                waited_ns: episode.waited_ns,
+            })
+        })
+        .collect();
+    let stalls = flows
+        .iter()
+        .flat_map(|flow| {
+            stalls_of(&analyzer.connections, flow)
+                .iter()
+                .filter(|s| s.start_ns < end && s.end_ns() > start)
+                .map(|s| Stalled {
+                    sender: sender(flow, q),
+                    start_ns: s.start_ns,
+                    duration_ns: s.duration_ns,
+                    end_frame: s.frame,
+                    ended_by: s.ended_by.name(),
+                })
+        })
+        .collect();
+    During {
+        retransmissions,
+        stalls,
+        pause: Pause {
+            priority: t.priority,
+            paused_ns: t.paused.paused_ns,
+            paused_by: t
+                .paused
+                .by
+                .filter(|_| t.paused.paused_ns > 0)
+                .map(|m| m.to_string()),
+        },
+    }
+}
+
+/// The stalls of the requests `flow` carries, kept by the end that received them.
+fn stalls_of<'a>(table: &'a ConnectionTable, flow: &FlowKey) -> &'a [Silence] {
+    table
+        .ends()
+        .iter()
+        .find(|e| {
+            e.key
+                .is_some_and(|k| k.addr == flow.dst && k.qpn == flow.dest_qp && k.peer == flow.src)
+        })
+        .map_or(&[], |e| e.req.stalls.longest())
 }

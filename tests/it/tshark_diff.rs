@@ -2297,11 +2297,11 @@ const KNOWN: &[Known] = &[
     known(
         50,
         "nvme/nvme_rdma.pcap",
-        List(&[16, 17, 19, 20, 21, 22]),
+        List(&[24, 26, 30, 32, 34, 36, 38, 46, 48, 52]),
         &["nvme.cmd", "nvme.cqe"],
         "The I/O queue whose CM was not captured: tshark recognises NVMe-oF only from CM and \
-         decodes nothing; rdmadump recognises it by traffic from the first response (frame 16, \
-         answering frame 13's CID).",
+         decodes nothing; rdmadump recognises it by traffic from the first response (frame 24, \
+         answering frame 20's CID).",
     ),
     known(
         51,

@@ -8,6 +8,7 @@ mod chart;
 mod crc;
 mod dcqcn;
 mod latency;
+mod nvme;
 mod overlap;
 mod palette;
 mod pause;
@@ -52,6 +53,7 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
         },
     );
     let sink = &analyzer.anomalies;
+    let nvme_queues: Vec<_> = analyzer.nvme.queues.values().collect();
     // The file's name, not its path: the page travels (attached to a ticket) without it.
     let title = match files {
         [one] => {
@@ -80,6 +82,9 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                     a href="#graphs" { "Graphs" } " · "
                     a href="#pfc" { "PFC" } " · "
                     a href="#crc" { "CRC" }
+                    @if !nvme_queues.is_empty() {
+                        " · " a href="#nvme" { "NVMe-oF" }
+                    }
                 }
                 section #summary {
                     h2 { "Summary" }
@@ -144,6 +149,13 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                     @match &analyzer.crc_lanes {
                         Some(lanes) if !lanes.lanes.is_empty() => (crc::render(lanes, origin, analyzer.last_ts.unwrap_or(origin))),
                         _ => p { "No ICRC or VCRC failures." },
+                    }
+                }
+                @if !nvme_queues.is_empty() {
+                    section #nvme {
+                        h2 { "NVMe-oF queues (" (nvme_queues.len()) ")" }
+                        p { "Times are µs from the first packet analysed. Hover a mark for its command." }
+                        (nvme::render(&nvme_queues, origin))
                     }
                 }
                 div #tooltip role="tooltip" hidden {}

@@ -1,9 +1,10 @@
-//! `rdmadump export`: the `packets`, `connections`, `events`, `priorities` and `captures`
-//! datasets as Parquet, for DuckDB, Spark, Trino and ClickHouse. Their columns are documented in
+//! `rdmadump export`: the `packets`, `connections`, `events`, `priorities`, `commands` and
+//! `captures` datasets as Parquet, for DuckDB, Spark, Trino and ClickHouse. Their columns are documented in
 //! docs/export-schema.md, which [`schema_markdown`] writes.
 
 pub mod captures;
 pub mod columns;
+pub mod commands;
 pub mod connections;
 pub mod dataset;
 pub mod events;
@@ -17,7 +18,14 @@ pub use dataset::{
 };
 
 /// The datasets, as the directories under `--output` name them.
-pub const DATASETS: [&str; 5] = ["packets", "connections", "events", "priorities", "captures"];
+pub const DATASETS: [&str; 6] = [
+    "packets",
+    "connections",
+    "events",
+    "priorities",
+    "commands",
+    "captures",
+];
 
 /// Every dataset's columns with their Arrow types, as Markdown tables.
 pub fn schema_markdown() -> String {
@@ -33,6 +41,7 @@ pub fn schema_markdown() -> String {
         ("connections", connections::connection_schema().specs()),
         ("events", events::event_schema().specs()),
         ("priorities", priorities::priority_schema().specs()),
+        ("commands", commands::command_schema().specs()),
         ("captures", captures::capture_schema().specs()),
     ];
     for (name, columns) in tables {
