@@ -150,6 +150,8 @@ impl PacketBatches {
     }
 
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        // Between two batches too: when the library keeps ahead, no wait ever times out.
+        py.check_signals()?;
         let mut guard = self
             .stream
             .lock()

@@ -13,6 +13,7 @@ use arrow_schema::{ArrowError, SchemaRef};
 use clap::Parser;
 
 use crate::analyze::Analyzer;
+use crate::analyze::key::FrameRef;
 use crate::capture::merge::{InputReport, InputStatus, display_path};
 use crate::cli::{AnalyzeArgs, Cli, Command, InputArgs};
 use crate::dissect::Packet;
@@ -397,10 +398,19 @@ impl Analyzed {
     }
 
     /// The `events` table of `export`: the anomalies the report lists, then the runs of
-    /// PSNs the capture missed.
+    /// PSNs the capture missed, then, for one capture cut short, the row that marks where
+    /// (with several, a file's own frame count is not known here, so none is made).
     pub fn events(&self) -> Result<(SchemaRef, Vec<RecordBatch>), ApiError> {
+        // A capture that ended in the middle of a record; one that failed is an error.
+        let cut = match self.input.inputs.as_slice() {
+            [outcome] if outcome.status == InputStatus::Truncated => outcome
+                .broke_at
+                .map(|offset| (offset, outcome.error.clone().unwrap_or("truncated".into()))),
+            _ => None,
+        };
         let name = self.capture();
         let files = Files(&self.input.files);
+        // After the rows it reads: a schema's columns read rows of one lifetime.
         let schema = event_schema();
         let mut table = Table::new(&schema.specs());
         let anomalies = self
@@ -414,8 +424,16 @@ impl Analyzed {
             .capture_missed
             .iter()
             .map(|run| AnomalyRow::capture_missed(run, files));
+        let broke = cut.as_ref().map(|(offset, message)| {
+            let at = FrameRef {
+                file: 0,
+                frame: self.input.records + 1,
+                ts_ns: None,
+            };
+            AnomalyRow::capture_broke("truncated", at, *offset, message, files)
+        });
         let mut batches = Vec::new();
-        for anomaly in anomalies.chain(missed) {
+        for anomaly in anomalies.chain(missed).chain(broke) {
             let record = EventRecord {
                 capture: &name,
                 anomaly,
