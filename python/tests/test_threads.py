@@ -1,0 +1,92 @@
+"""Ctrl-C stops a long read; the GIL is free while the library decodes."""
+
+import _thread
+import struct
+import threading
+import time
+
+import pytest
+
+import rdmadump
+from conftest import fixture
+
+
+def repeated_capture(path, copies):
+    """A little-endian pcap made of a fixture's records over and over, times rising."""
+    data = open(fixture("roce_v2_crc_cases.pcap"), "rb").read()
+    header, body = data[:24], data[24:]
+    records = []
+    at = 0
+    while at + 16 <= len(body):
+        _, _, caplen, _ = struct.unpack_from("<IIII", body, at)
+        records.append(body[at + 16 : at + 16 + caplen])
+        at += 16 + caplen
+    with open(path, "wb") as out:
+        out.write(header)
+        micros = 0
+        for _ in range(copies):
+            for frame in records:
+                micros += 1
+                out.write(struct.pack("<IIII", 1_700_000_000 + micros // 1_000_000,
+                                      micros % 1_000_000, len(frame), len(frame)))
+                out.write(frame)
+    return len(records) * copies
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    path = tmp_path_factory.mktemp("big") / "big.pcap"
+    frames = repeated_capture(path, 10_000)
+    return str(path), frames
+
+
+def test_keyboard_interrupt_stops_a_long_read(big):
+    path, frames = big
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    started = time.monotonic()
+    timer.start()
+    rows = 0
+    with pytest.raises(KeyboardInterrupt):
+        for batch in rdmadump.packets(path, threads=1):
+            rows += batch.num_rows
+            # Slower than the library, so that the interrupt comes between batches too.
+            time.sleep(0.01)
+    timer.cancel()
+    assert rows < frames
+    assert time.monotonic() - started < 5
+
+
+def test_keyboard_interrupt_stops_an_analysis(big):
+    path, _ = big
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        rdmadump.analyze(path, threads=1)
+    timer.cancel()
+    assert time.monotonic() - started < 2
+
+
+def test_two_threads_each_reading_a_file_run_side_by_side(big, tmp_path):
+    path, frames = big
+    second = tmp_path / "second.pcap"
+    second.write_bytes(open(path, "rb").read())
+
+    def read(p, counts):
+        counts.append(sum(b.num_rows for b in rdmadump.packets(p, threads=1, fields=["frame"])))
+
+    counts = []
+    started = time.monotonic()
+    read(path, counts)
+    alone = time.monotonic() - started
+
+    threads = [threading.Thread(target=read, args=(p, counts)) for p in (path, str(second))]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    together = time.monotonic() - started
+    assert counts == [frames] * 3
+    # Held GIL would make it 2x; the issue asks for less than 1.6x.
+    assert together < 1.6 * alone, (together, alone)
