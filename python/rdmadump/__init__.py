@@ -141,7 +141,11 @@ class Analysis:
 
     def __init__(self, core: Any):
         self._core = core
-        self.report: Dict[str, Any] = _json.loads(core.json())
+
+    @_functools.cached_property
+    def report(self) -> Dict[str, Any]:
+        """The document ``analyze --json`` writes, as a dict (made when first read)."""
+        return _json.loads(self._core.json())
 
     @_functools.cached_property
     def connections(self) -> _pa.Table:
@@ -154,7 +158,8 @@ class Analysis:
         return self._core.events()
 
     def html(self, path: Union[str, "_os.PathLike[str]"]) -> None:
-        """Writes the report ``analyze --html`` writes to ``path``."""
+        """Writes the page ``analyze --html`` writes to ``path``; a second pass over the
+        captures records its charts, which ``analyze()`` leaves out to keep its speed."""
         page = self._core.html()
         with open(path, "w", encoding="utf-8") as out:
             out.write(page)

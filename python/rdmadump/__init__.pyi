@@ -49,8 +49,9 @@ def packets(
 class Analysis:
     """What analyze found."""
 
-    report: Dict[str, Any]
-    """The document analyze --json writes."""
+    @property
+    def report(self) -> Dict[str, Any]:
+        """The document analyze --json writes."""
     @property
     def connections(self) -> pyarrow.Table:
         """export's connections table: both directions of every connection, then flows."""
@@ -58,7 +59,7 @@ class Analysis:
     def events(self) -> pyarrow.Table:
         """export's events table: the anomalies the report lists, the capture's misses."""
     def html(self, path: Path) -> None:
-        """Writes the page analyze --html writes."""
+        """Writes the page analyze --html writes (a second pass records its charts)."""
 
 def analyze(path_or_paths: Paths, **options: Any) -> Analysis:
     """Analyses captures as rdmadump analyze does; each keyword is the option of the same

@@ -19,6 +19,10 @@ use rdmadump::commands::api::{self, Analyzed, ApiError, Next, PacketStream};
 /// enough that Ctrl-C feels immediate.
 const SIGNAL_CHECK: Duration = Duration::from_millis(50);
 
+/// Rows of a batch handed to pyarrow: importing a batch costs per column (300 of them)
+/// whatever its length, which made small batches cost as much as their decoding.
+const GATHER_ROWS: usize = 8192;
+
 /// The package's own exception (rdmadump/_errors.py) for `err`.
 fn to_py(py: Python<'_>, err: ApiError) -> PyErr {
     let built = (|| -> PyResult<PyErr> {
@@ -133,8 +137,14 @@ fn interruptible<T: Send + 'static>(
 /// The packets table, one `pyarrow.RecordBatch` at a time, as an iterator.
 #[pyclass(module = "rdmadump._rdmadump")]
 struct PacketBatches {
-    stream: Mutex<PacketStream>,
+    stream: Mutex<Gathering>,
     schema: Py<PyAny>,
+}
+
+/// The library's stream, and an error that came after rows still to be handed over.
+struct Gathering {
+    stream: PacketStream,
+    deferred: Option<ApiError>,
 }
 
 #[pymethods]
@@ -156,16 +166,38 @@ impl PacketBatches {
             .stream
             .lock()
             .map_err(|_| PyRuntimeError::new_err("a reader of this stream panicked"))?;
-        let stream: &mut PacketStream = &mut guard;
-        loop {
+        let gathering: &mut Gathering = &mut guard;
+        if let Some(err) = gathering.deferred.take() {
+            return Err(to_py(py, err));
+        }
+        let mut pending: Vec<RecordBatch> = Vec::new();
+        let mut rows = 0;
+        while rows < GATHER_ROWS {
             // Decoding goes on in the library's thread; only the wait is here.
-            match py.detach(|| stream.next(SIGNAL_CHECK)) {
-                Ok(Next::Batch(batch)) => return batch_to_py(py, batch).map(Some),
-                Ok(Next::End) => return Ok(None),
+            match py.detach(|| gathering.stream.next(SIGNAL_CHECK)) {
+                Ok(Next::Batch(batch)) => {
+                    rows += batch.num_rows();
+                    pending.push(batch);
+                }
+                Ok(Next::End) => break,
                 Ok(Next::Waiting) => py.check_signals()?,
-                Err(err) => return Err(to_py(py, err)),
+                Err(err) if pending.is_empty() => return Err(to_py(py, err)),
+                // The rows before the error first; the error on the next call.
+                Err(err) => {
+                    gathering.deferred = Some(err);
+                    break;
+                }
             }
         }
+        let schema = gathering.stream.schema().clone();
+        let batch = match pending.len() {
+            0 => return Ok(None),
+            1 => pending.pop().expect("one batch"),
+            _ => py
+                .detach(|| arrow_select::concat::concat_batches(&schema, &pending))
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        };
+        batch_to_py(py, batch).map(Some)
     }
 }
 
@@ -175,7 +207,10 @@ fn packets(py: Python<'_>, args: Vec<String>, columns: Vec<String>) -> PyResult<
     let stream = PacketStream::open(&args, &columns).map_err(|e| to_py(py, e))?;
     let schema = schema_to_py(py, stream.schema())?;
     Ok(PacketBatches {
-        stream: Mutex::new(stream),
+        stream: Mutex::new(Gathering {
+            stream,
+            deferred: None,
+        }),
         schema,
     })
 }
@@ -205,7 +240,8 @@ impl Analysis {
 
     /// The page `analyze --html` writes.
     fn html(&self, py: Python<'_>) -> PyResult<String> {
-        py.detach(|| self.with(|a| a.html()))
+        py.detach(|| self.with(|a| a.html()))?
+            .map_err(|e| to_py(py, e))
     }
 
     /// export's `connections` table, as a `pyarrow.Table`.

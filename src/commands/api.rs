@@ -307,16 +307,25 @@ impl From<pipeline::PipelineError> for ApiError {
 pub struct Analyzed {
     analyzer: Analyzer,
     input: InputReport,
+    /// The arguments, for the pass that records the HTML report's charts.
+    args: Vec<String>,
+    /// The charts were recorded in this pass.
+    graphs: bool,
     html_top: usize,
     threads: usize,
 }
 
 impl Analyzed {
-    /// `analyze`'s options and files, as on its command line; the analysis records what
-    /// the HTML report draws. An input that could not be read, or only up to damage, is an
-    /// error: the report would leave out what the damage hid.
+    /// `analyze`'s options and files, as on its command line. An input that could not be
+    /// read, or only up to damage, is an error: the report would leave out what the damage
+    /// hid. The HTML report's charts are not recorded (they cost a third more time): a page
+    /// asked for later is made by a pass of its own.
     pub fn run(args: &[String]) -> Result<Analyzed, ApiError> {
-        let Command::Analyze(args) = parse("analyze", args)? else {
+        Self::analyze(args, false)
+    }
+
+    fn analyze(argv: &[String], graphs: bool) -> Result<Analyzed, ApiError> {
+        let Command::Analyze(args) = parse("analyze", argv)? else {
             return Err(ApiError::Usage("not the analyze command".into()));
         };
         let args: AnalyzeArgs = args;
@@ -333,13 +342,15 @@ impl Analyzed {
             return Err(ApiError::Usage("no capture file given".into()));
         }
         let Analysis { analyzer, input } =
-            super::analyze::analyze(&args, paths.clone(), filter, true, true)?;
+            super::analyze::analyze(&args, paths.clone(), filter, graphs, true)?;
         if let Some(err) = first_failure(&input, &paths) {
             return Err(err);
         }
         Ok(Analyzed {
             analyzer,
             input,
+            args: argv.to_vec(),
+            graphs,
             html_top: args.html_top,
             threads: super::threads(&args.input),
         })
@@ -353,10 +364,18 @@ impl Analyzed {
         String::from_utf8(out).map_err(|e| ApiError::Other(e.into()))
     }
 
-    /// The page `analyze --html` writes.
-    pub fn html(&self) -> String {
+    /// The page `analyze --html` writes, from a second pass that records its charts.
+    pub fn html(&self) -> Result<String, ApiError> {
+        if !self.graphs {
+            return Self::analyze(&self.args, true)?.html();
+        }
         let report = Report::new(&self.analyzer, &self.input);
-        crate::output::html::render(&report, &self.analyzer, self.html_top, self.threads)
+        Ok(crate::output::html::render(
+            &report,
+            &self.analyzer,
+            self.html_top,
+            self.threads,
+        ))
     }
 
     /// The `capture` column: the file's name, or the names of several joined by commas.
