@@ -2,6 +2,7 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::ops::ControlFlow;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -11,6 +12,7 @@ use crate::analyze::hosts::Hosts;
 use crate::analyze::key::{FlowKey, FrameRef};
 use crate::analyze::points::plan::Plan;
 use crate::analyze::{AnalyzeConfig, Analyzer};
+use crate::capture::merge::InputReport;
 use crate::cli::{AnalyzeArgs, ColorChoice, FailOn};
 use crate::filter::PacketFilter;
 use crate::output::atomic::AtomicFile;
@@ -46,8 +48,8 @@ pub fn use_color(choice: ColorChoice) -> bool {
 }
 
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let mut filter = super::packet_filter(&args.input)?;
-    let mut paths = points::distinct_inputs(input_paths(&args.input)?);
+    let filter = super::packet_filter(&args.input)?;
+    let paths = points::distinct_inputs(input_paths(&args.input)?);
     let inputs = InputFiles::of(&paths);
     inputs.refuse_stdout()?;
     // Created before any input is read: an unwritable path fails now, not after the work.
@@ -60,81 +62,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let several = paths.len() > 1 && !args.single_point;
-    // Standard input is read twice when it is one of several points: once to match it.
-    let stdin = if several {
-        points::spool_stdin(&mut paths)?
-    } else {
-        None
-    };
-    let skew_bound_ns = u64::try_from(args.skew_bound.as_nanos()).unwrap_or(u64::MAX);
-    let plan = if several {
-        points::plan_points(&paths, args, skew_bound_ns)?
-    } else {
-        if !args.offsets.is_empty() {
-            anyhow::bail!("--offset needs several inputs (and no --single-point)");
-        }
-        Plan::one_point(paths.len())
-    };
-    let order = points::point_order(&args.order, &paths, &plan)?;
-    let selection = match args.input.qp {
-        Some(qp) => {
-            filter = crate::filter::FilterText::compile(
-                args.input.filter_text(),
-                None,
-                args.input.kind.map(|k| k.0),
-            )?;
-            let qp = u32::try_from(qp).unwrap_or(u32::MAX);
-            Some(select_connection(&paths, args, qp)?)
-        }
-        None => None,
-    };
-    let offsets_ns = plan.file_offsets_ns();
-    let window = super::time_window(&args.input, &paths);
-    let config = AnalyzeConfig {
-        plan: (plan.points() > 1).then_some(plan),
-        single_point: args.single_point,
-        skew_bound_ns,
-        order,
-        interval_ns: args
-            .interval
-            .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX).max(1)),
-        max_buckets: args.max_buckets,
-        graphs: args.html.is_some(),
-        qp: args.input.qp.map(|q| u32::try_from(q).unwrap_or(u32::MAX)),
-        ..super::analysis_config(&args.analysis)
-    };
-    let mut analyzer = Analyzer::new(config);
-    let limit = args.count.unwrap_or(u64::MAX);
-    let mut seen = 0u64;
-    let run = RunOptions {
-        offsets: &offsets_ns,
-        ..RunOptions::default()
-    };
-    let work = |batch: &mut Batch<'_>| {
-        crate::pipeline::verify_and_select(batch, &window, &filter);
-    };
-    let mut input =
-        for_each_batch_with(&paths, &args.input, run, work, |batch: &mut Batch<'_>| {
-            for (i, (file, pkt)) in batch.packets.iter().enumerate() {
-                if let Some((_, ahead)) = batch.packets.get(i + CONSUMER_PREFETCH) {
-                    prefetch_headers(ahead.data);
-                }
-                if selection.as_ref().is_some_and(|s| !s.admits(pkt)) {
-                    continue;
-                }
-                analyzer.observe(*file, pkt);
-                seen += 1;
-                if seen >= limit {
-                    return Ok(ControlFlow::Break(()));
-                }
-            }
-            Ok(ControlFlow::Continue(()))
-        })?;
-    analyzer.finish();
-    if let Some(stdin) = &stdin {
-        stdin.rename(&mut input.files);
-    }
+    let Analysis { analyzer, input } = analyze(args, paths, filter, args.html.is_some(), false)?;
     if let (Some(given), Some(conflict)) = (args.analysis.pmtu, analyzer.flows.pmtu_conflict) {
         let file = match input.files.get(usize::from(conflict.at.file)) {
             Some(name) if input.files.len() > 1 => format!("{name}: "),
@@ -201,6 +129,101 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// What the analysis of `paths` found: the analyzer, finished, and what was read.
+pub(super) struct Analysis {
+    pub analyzer: Analyzer,
+    pub input: InputReport,
+}
+
+/// The analysis `args` ask of `paths` through `filter`: one pass, or more to match capture
+/// points or to pair a `--qp`'s connections. `graphs` records what the HTML report draws;
+/// `quiet` leaves out the progress bar and the notices on stderr.
+pub(super) fn analyze(
+    args: &AnalyzeArgs,
+    mut paths: Vec<PathBuf>,
+    mut filter: PacketFilter,
+    graphs: bool,
+    quiet: bool,
+) -> anyhow::Result<Analysis> {
+    let several = paths.len() > 1 && !args.single_point;
+    // Standard input is read twice when it is one of several points: once to match it.
+    let stdin = if several {
+        points::spool_stdin(&mut paths)?
+    } else {
+        None
+    };
+    let skew_bound_ns = u64::try_from(args.skew_bound.as_nanos()).unwrap_or(u64::MAX);
+    let plan = if several {
+        points::plan_points(&paths, args, skew_bound_ns)?
+    } else {
+        if !args.offsets.is_empty() {
+            anyhow::bail!("--offset needs several inputs (and no --single-point)");
+        }
+        Plan::one_point(paths.len())
+    };
+    let order = points::point_order(&args.order, &paths, &plan)?;
+    let selection = match args.input.qp {
+        Some(qp) => {
+            filter = crate::filter::FilterText::compile(
+                args.input.filter_text(),
+                None,
+                args.input.kind.map(|k| k.0),
+            )?;
+            let qp = u32::try_from(qp).unwrap_or(u32::MAX);
+            Some(select_connection(&paths, args, qp)?)
+        }
+        None => None,
+    };
+    let offsets_ns = plan.file_offsets_ns();
+    let window = super::time_window(&args.input, &paths);
+    let config = AnalyzeConfig {
+        plan: (plan.points() > 1).then_some(plan),
+        single_point: args.single_point,
+        skew_bound_ns,
+        order,
+        interval_ns: args
+            .interval
+            .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX).max(1)),
+        max_buckets: args.max_buckets,
+        graphs,
+        qp: args.input.qp.map(|q| u32::try_from(q).unwrap_or(u32::MAX)),
+        ..super::analysis_config(&args.analysis)
+    };
+    let mut analyzer = Analyzer::new(config);
+    let limit = args.count.unwrap_or(u64::MAX);
+    let mut seen = 0u64;
+    let run = RunOptions {
+        offsets: &offsets_ns,
+        quiet,
+        ..RunOptions::default()
+    };
+    let work = |batch: &mut Batch<'_>| {
+        crate::pipeline::verify_and_select(batch, &window, &filter);
+    };
+    let mut input =
+        for_each_batch_with(&paths, &args.input, run, work, |batch: &mut Batch<'_>| {
+            for (i, (file, pkt)) in batch.packets.iter().enumerate() {
+                if let Some((_, ahead)) = batch.packets.get(i + CONSUMER_PREFETCH) {
+                    prefetch_headers(ahead.data);
+                }
+                if selection.as_ref().is_some_and(|s| !s.admits(pkt)) {
+                    continue;
+                }
+                analyzer.observe(*file, pkt);
+                seen += 1;
+                if seen >= limit {
+                    return Ok(ControlFlow::Break(()));
+                }
+            }
+            Ok(ControlFlow::Continue(()))
+        })?;
+    analyzer.finish();
+    if let Some(stdin) = &stdin {
+        stdin.rename(&mut input.files);
+    }
+    Ok(Analysis { analyzer, input })
 }
 
 /// Capture loss above this ratio is worth a warning: a few dropped frames are normal.

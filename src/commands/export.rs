@@ -132,7 +132,7 @@ enum Outcome {
 }
 
 /// The `capture` column: the name given, else the file's name without its directory.
-fn capture_name(given: Option<&str>, path: &Path) -> String {
+pub(super) fn capture_name(given: Option<&str>, path: &Path) -> String {
     if let Some(name) = given {
         return name.to_string();
     }

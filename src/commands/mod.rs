@@ -2,6 +2,8 @@
 
 pub mod analyze;
 #[cfg(feature = "export")]
+pub mod api;
+#[cfg(feature = "export")]
 pub mod export;
 pub mod fields;
 pub mod info;

@@ -33,6 +33,8 @@ mod pieces;
 mod points;
 #[cfg(feature = "export")]
 mod priorities;
+#[cfg(feature = "export")]
+mod python;
 mod rank;
 mod real_capture;
 mod recipes;

@@ -1,0 +1,283 @@
+//! `rdmadump._rdmadump`: the extension module under the `rdmadump` package. It takes the
+//! command line's arguments, built by the package from its keywords, runs the library's
+//! `commands::api`, and hands Arrow data to pyarrow through the C data interface, with
+//! the GIL released while the library reads.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, to_ffi};
+use arrow_array::{Array, RecordBatch, StructArray};
+use arrow_schema::SchemaRef;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use rdmadump::commands::api::{self, Analyzed, ApiError, Next, PacketStream};
+
+/// How long a wait for the library lasts before Python's signals are checked: short
+/// enough that Ctrl-C feels immediate.
+const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+
+/// Rows of a batch handed to pyarrow: importing a batch costs per column (300 of them)
+/// whatever its length, which made small batches cost as much as their decoding.
+const GATHER_ROWS: usize = 8192;
+
+/// The package's own exception (rdmadump/_errors.py) for `err`.
+fn to_py(py: Python<'_>, err: ApiError) -> PyErr {
+    let built = (|| -> PyResult<PyErr> {
+        let errors = py.import("rdmadump._errors")?;
+        let kwargs = PyDict::new(py);
+        let class = match &err {
+            ApiError::Usage(message) => {
+                // clap's first line says it; the rest is its usage text for a terminal.
+                let line = message.lines().next().unwrap_or_default();
+                let line = line.strip_prefix("error: ").unwrap_or(line);
+                return Ok(PyValueError::new_err(line.to_string()));
+            }
+            ApiError::Filter(filter) => {
+                kwargs.set_item("column", filter.column)?;
+                kwargs.set_item("expression", &filter.text)?;
+                errors.getattr("FilterError")?
+            }
+            ApiError::Capture { path, offset, .. } => {
+                kwargs.set_item("path", path)?;
+                kwargs.set_item("offset", *offset)?;
+                errors.getattr("CaptureError")?
+            }
+            ApiError::Other(_) => errors.getattr("Error")?,
+        };
+        let instance = class.call((err.to_string(),), Some(&kwargs))?;
+        Ok(PyErr::from_value(instance))
+    })();
+    // The package's module cannot be missing from under its own extension; if it is,
+    // say what failed rather than hide it.
+    built.unwrap_or_else(|import| PyRuntimeError::new_err(format!("{err} ({import})")))
+}
+
+/// `batch` as a `pyarrow.RecordBatch`: pyarrow takes over the buffers, nothing is copied.
+fn batch_to_py(py: Python<'_>, batch: RecordBatch) -> PyResult<Py<PyAny>> {
+    let data = StructArray::from(batch).into_data();
+    let (array, schema) = to_ffi(&data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    // Boxed so that their addresses hold still; pyarrow moves their contents out and
+    // leaves them released, so that dropping them frees nothing twice.
+    let array = Box::new(array);
+    let schema = Box::new(schema);
+    let pyarrow = py.import("pyarrow")?;
+    let imported = pyarrow.getattr("RecordBatch")?.call_method1(
+        "_import_from_c",
+        (
+            &*array as *const FFI_ArrowArray as usize,
+            &*schema as *const FFI_ArrowSchema as usize,
+        ),
+    )?;
+    Ok(imported.unbind())
+}
+
+fn schema_to_py(py: Python<'_>, schema: &SchemaRef) -> PyResult<Py<PyAny>> {
+    let schema = Box::new(
+        FFI_ArrowSchema::try_from(schema.as_ref())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?,
+    );
+    let pyarrow = py.import("pyarrow")?;
+    let imported = pyarrow.getattr("Schema")?.call_method1(
+        "_import_from_c",
+        (&*schema as *const FFI_ArrowSchema as usize,),
+    )?;
+    Ok(imported.unbind())
+}
+
+fn table_to_py(
+    py: Python<'_>,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+) -> PyResult<Py<PyAny>> {
+    let schema = schema_to_py(py, &schema)?;
+    let batches = batches
+        .into_iter()
+        .filter(|b| b.num_rows() > 0)
+        .map(|b| batch_to_py(py, b))
+        .collect::<PyResult<Vec<_>>>()?;
+    let pyarrow = py.import("pyarrow")?;
+    let table = pyarrow
+        .getattr("Table")?
+        .call_method1("from_batches", (batches, schema))?;
+    Ok(table.unbind())
+}
+
+/// Waits for `work`, run on a thread of its own, without the GIL, checking Python's
+/// signals in between: Ctrl-C raises KeyboardInterrupt at once. The thread is left to end
+/// on its own then; what it makes is dropped.
+fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    let (send, receive) = std::sync::mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("rdmadump".into())
+        .spawn(move || {
+            let _ = send.send(work());
+        })
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let mut receive = receive;
+    loop {
+        // Moved in and out: a receiver may not be shared with the thread that waits.
+        let (got, back) = py.detach(move || (receive.recv_timeout(SIGNAL_CHECK), receive));
+        receive = back;
+        match got {
+            Ok(done) => return Ok(done),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err("the rdmadump thread panicked"));
+            }
+        }
+    }
+}
+
+/// The packets table, one `pyarrow.RecordBatch` at a time, as an iterator.
+#[pyclass(module = "rdmadump._rdmadump")]
+struct PacketBatches {
+    stream: Mutex<Gathering>,
+    schema: Py<PyAny>,
+}
+
+/// The library's stream, and an error that came after rows still to be handed over.
+struct Gathering {
+    stream: PacketStream,
+    deferred: Option<ApiError>,
+}
+
+#[pymethods]
+impl PacketBatches {
+    /// The `pyarrow.Schema` of every batch.
+    #[getter]
+    fn schema(&self, py: Python<'_>) -> Py<PyAny> {
+        self.schema.clone_ref(py)
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        // Between two batches too: when the library keeps ahead, no wait ever times out.
+        py.check_signals()?;
+        let mut guard = self
+            .stream
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("a reader of this stream panicked"))?;
+        let gathering: &mut Gathering = &mut guard;
+        if let Some(err) = gathering.deferred.take() {
+            return Err(to_py(py, err));
+        }
+        let mut pending: Vec<RecordBatch> = Vec::new();
+        let mut rows = 0;
+        while rows < GATHER_ROWS {
+            // Decoding goes on in the library's thread; only the wait is here.
+            match py.detach(|| gathering.stream.next(SIGNAL_CHECK)) {
+                Ok(Next::Batch(batch)) => {
+                    rows += batch.num_rows();
+                    pending.push(batch);
+                }
+                Ok(Next::End) => break,
+                Ok(Next::Waiting) => py.check_signals()?,
+                Err(err) if pending.is_empty() => return Err(to_py(py, err)),
+                // The rows before the error first; the error on the next call.
+                Err(err) => {
+                    gathering.deferred = Some(err);
+                    break;
+                }
+            }
+        }
+        let schema = gathering.stream.schema().clone();
+        let batch = match pending.len() {
+            0 => return Ok(None),
+            1 => pending.pop().expect("one batch"),
+            _ => py
+                .detach(|| arrow_select::concat::concat_batches(&schema, &pending))
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        };
+        batch_to_py(py, batch).map(Some)
+    }
+}
+
+/// `read`'s input arguments (files after `--`) and the columns to keep (all if empty).
+#[pyfunction]
+fn packets(py: Python<'_>, args: Vec<String>, columns: Vec<String>) -> PyResult<PacketBatches> {
+    let stream = PacketStream::open(&args, &columns).map_err(|e| to_py(py, e))?;
+    let schema = schema_to_py(py, stream.schema())?;
+    Ok(PacketBatches {
+        stream: Mutex::new(Gathering {
+            stream,
+            deferred: None,
+        }),
+        schema,
+    })
+}
+
+/// A finished analysis: its report as JSON, its tables, its HTML page.
+#[pyclass(module = "rdmadump._rdmadump")]
+struct Analysis {
+    analyzed: Mutex<Analyzed>,
+}
+
+impl Analysis {
+    fn with<T>(&self, f: impl FnOnce(&Analyzed) -> T) -> PyResult<T> {
+        let analyzed = self
+            .analyzed
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("a reader of this analysis panicked"))?;
+        Ok(f(&analyzed))
+    }
+}
+
+#[pymethods]
+impl Analysis {
+    /// The document `analyze --json` writes.
+    fn json(&self, py: Python<'_>) -> PyResult<String> {
+        self.with(|a| a.json())?.map_err(|e| to_py(py, e))
+    }
+
+    /// The page `analyze --html` writes.
+    fn html(&self, py: Python<'_>) -> PyResult<String> {
+        py.detach(|| self.with(|a| a.html()))?
+            .map_err(|e| to_py(py, e))
+    }
+
+    /// export's `connections` table, as a `pyarrow.Table`.
+    fn connections(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let (schema, batches) = self.with(|a| a.connections())?.map_err(|e| to_py(py, e))?;
+        table_to_py(py, schema, batches)
+    }
+
+    /// export's `events` table, as a `pyarrow.Table`.
+    fn events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let (schema, batches) = self.with(|a| a.events())?.map_err(|e| to_py(py, e))?;
+        table_to_py(py, schema, batches)
+    }
+}
+
+/// `analyze`'s arguments, as on its command line.
+#[pyfunction]
+fn analyze(py: Python<'_>, args: Vec<String>) -> PyResult<Analysis> {
+    let analyzed = interruptible(py, move || Analyzed::run(&args))?.map_err(|e| to_py(py, e))?;
+    Ok(Analysis {
+        analyzed: Mutex::new(analyzed),
+    })
+}
+
+/// The document `info --json` writes for one file.
+#[pyfunction]
+fn info(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
+    interruptible(py, move || api::info(&path))?.map_err(|e| to_py(py, e))
+}
+
+#[pymodule]
+fn _rdmadump(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(packets, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(info, m)?)?;
+    m.add_class::<PacketBatches>()?;
+    m.add_class::<Analysis>()?;
+    Ok(())
+}

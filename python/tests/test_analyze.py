@@ -1,0 +1,89 @@
+"""analyze() and info() against `analyze --json`, export's tables and `info --json`."""
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import rdmadump
+from conftest import READABLE, cli_json, fixture, run_cli
+
+# Captures with connections, anomalies, PFC and capture loss between them.
+ANALYZED = [
+    "roce_v2_crc_cases.pcap",
+    "pfc_pause.pcap",
+    "mad_cm_roce.pcap",
+    "ib_native.pcap",
+    "multi_if.pcapng",
+    "cut_short.pcap",
+    "malformed.pcap",
+]
+
+
+def exported(tmp_path, name, dataset):
+    out = tmp_path / "out"
+    if not out.exists():
+        run_cli("export", "-o", str(out), fixture(name))
+    files = sorted((out / dataset).rglob("*.parquet"))
+    if not files:
+        return None
+    return pa.concat_tables(pq.read_table(f, partitioning=None) for f in files)
+
+
+@pytest.mark.parametrize("name", READABLE)
+def test_report_is_the_document_analyze_json_writes(name):
+    expected = cli_json("analyze", "--json", fixture(name))
+    assert rdmadump.analyze(fixture(name)).report == expected
+
+
+@pytest.mark.parametrize(
+    "options,flags",
+    [
+        ({"pmtu": 1024}, ["--pmtu", "1024"]),
+        ({"interval": "1ms"}, ["--interval", "1ms"]),
+        ({"stall": "100us", "memory": "64M"}, ["--stall", "100us", "--memory", "64M"]),
+        ({"filter": "bth.dest_qp == 49"}, ["-Y", "bth.dest_qp == 49"]),
+    ],
+)
+def test_options_mean_what_the_command_line_options_mean(options, flags):
+    name = fixture("roce_v2_crc_cases.pcap")
+    expected = cli_json("analyze", "--json", *flags, name)
+    assert rdmadump.analyze(name, **options).report == expected
+
+
+def test_single_point_reads_several_files_as_one_capture():
+    names = [fixture("roce_v2_crc_cases.pcap"), fixture("pfc_pause.pcap")]
+    expected = cli_json("analyze", "--json", "--single-point", *names)
+    assert rdmadump.analyze(names, single_point=True).report == expected
+
+
+@pytest.mark.parametrize("name", ANALYZED)
+def test_connections_and_events_are_exports_tables(tmp_path, name):
+    analysis = rdmadump.analyze(fixture(name))
+    for dataset, mine in [("connections", analysis.connections), ("events", analysis.events)]:
+        theirs = exported(tmp_path, name, dataset)
+        if theirs is None:
+            assert mine.num_rows == 0, dataset
+            continue
+        assert mine.schema.equals(theirs.schema.remove_metadata()), dataset
+        assert mine.combine_chunks().equals(theirs.combine_chunks()), dataset
+
+
+def test_tables_go_to_pandas():
+    analysis = rdmadump.analyze(fixture("roce_v2_crc_cases.pcap"))
+    assert len(analysis.connections.to_pandas()) == analysis.connections.num_rows
+    events = analysis.events.to_pandas()
+    assert len(events) == analysis.events.num_rows > 0
+
+
+def test_html_is_the_page_analyze_html_writes(tmp_path):
+    name = fixture("roce_v2_crc_cases.pcap")
+    theirs = tmp_path / "cli.html"
+    run_cli("analyze", "--json", "--html", str(theirs), name)
+    mine = tmp_path / "mine.html"
+    rdmadump.analyze(name).html(mine)
+    assert mine.read_text() == theirs.read_text()
+
+
+@pytest.mark.parametrize("name", READABLE)
+def test_info_is_the_document_info_json_writes(name):
+    assert rdmadump.info(fixture(name)) == cli_json("info", "--json", fixture(name))

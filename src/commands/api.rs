@@ -1,0 +1,487 @@
+//! The commands' work without their output, for the Python package (python/): the packets
+//! table that `export` writes, as record batches handed over one at a time; the report and
+//! the tables of `analyze`; what `info --json` says of a file. Arguments are the command
+//! line's own, parsed by clap, so that every option means here what it means there.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::time::Duration;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{ArrowError, SchemaRef};
+use clap::Parser;
+
+use crate::analyze::Analyzer;
+use crate::analyze::key::FrameRef;
+use crate::capture::merge::{InputReport, InputStatus, display_path};
+use crate::cli::{AnalyzeArgs, Cli, Command, InputArgs};
+use crate::dissect::Packet;
+use crate::filter::FilterError;
+use crate::output::analyze_json;
+use crate::output::info::{FileInfo, write_json};
+use crate::output::parquet::columns::schema_of;
+use crate::output::parquet::connections::{ConnectionRecord, connection_schema};
+use crate::output::parquet::events::{EventRecord, event_schema};
+use crate::output::parquet::{Table, packets};
+use crate::pipeline::Silent;
+use crate::pipeline::{self, Batch};
+use crate::report::anomalies::AnomalyRow;
+use crate::report::{Files, Report};
+
+use super::RunOptions;
+use super::analyze::Analysis;
+
+/// Why a call failed, sorted the way a caller tells its users.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// An option the command line would refuse, with clap's words.
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Filter(FilterError),
+    /// An input that could not be read, or read only up to damage at `offset`.
+    #[error("{path}: {message}")]
+    Capture {
+        path: String,
+        message: String,
+        offset: Option<u64>,
+    },
+    #[error("{0:#}")]
+    Other(anyhow::Error),
+}
+
+impl From<anyhow::Error> for ApiError {
+    /// A filter that does not compile keeps its column; anything else is told as it is.
+    fn from(err: anyhow::Error) -> Self {
+        match err.downcast::<FilterError>() {
+            Ok(filter) => ApiError::Filter(filter),
+            Err(err) => ApiError::Other(err),
+        }
+    }
+}
+
+impl From<ArrowError> for ApiError {
+    fn from(err: ArrowError) -> Self {
+        ApiError::Other(err.into())
+    }
+}
+
+/// `rdmadump COMMAND ARGS...` as the command line parses and checks it.
+fn parse(command: &str, args: &[String]) -> Result<Command, ApiError> {
+    let argv = ["rdmadump", command]
+        .into_iter()
+        .map(str::to_string)
+        .chain(args.iter().cloned());
+    let mut cli = Cli::try_parse_from(argv).map_err(|e| ApiError::Usage(e.to_string()))?;
+    super::check_arguments(&mut cli.command).map_err(|e| ApiError::Usage(format!("{e:#}")))?;
+    Ok(cli.command)
+}
+
+/// The first input that failed, as an error; truncated inputs were read to their end.
+fn first_failure(input: &InputReport, paths: &[PathBuf]) -> Option<ApiError> {
+    let (index, outcome) = input
+        .inputs
+        .iter()
+        .enumerate()
+        .find(|(_, outcome)| outcome.status == InputStatus::Failed)?;
+    let path = input
+        .files
+        .get(index)
+        .cloned()
+        .or_else(|| paths.get(index).map(|p| display_path(p)))
+        .unwrap_or_default();
+    Some(ApiError::Capture {
+        path,
+        message: outcome
+            .error
+            .clone()
+            .unwrap_or_else(|| "could not be read".to_string()),
+        offset: outcome.broke_at,
+    })
+}
+
+/// Rows of a record batch handed over: as many as `export` writes at once.
+const BATCH_ROWS: usize = 8192;
+
+/// Frames in a pipeline batch from which its worker builds the rows (as `export` does).
+const WORKER_BATCH: usize = 64;
+
+/// Record batches decoded ahead of the caller: enough to keep the reader busy while the
+/// caller works on one, few enough that memory stays a few tens of MB.
+const QUEUED_BATCHES: usize = 4;
+
+thread_local! {
+    /// Each worker thread's packet columns, which a pipeline batch's rows are built in.
+    static WORKER_ROWS: std::cell::RefCell<Option<Table>> = const { std::cell::RefCell::new(None) };
+}
+
+/// What the reading thread hands over: rows, or why it stopped early.
+type Sent = Result<RecordBatch, ApiError>;
+
+/// The `packets` table of `export`, streamed: a thread reads the captures one after the
+/// other (each its own `capture`, with its own frame numbers, as in the dataset) and hands
+/// over record batches through a short queue, so that memory does not grow with the
+/// capture. Dropping the stream stops the thread at its next batch.
+pub struct PacketStream {
+    schema: SchemaRef,
+    batches: Receiver<Sent>,
+    /// The columns asked for, by index into the full table; `None` for all.
+    projection: Option<Vec<usize>>,
+}
+
+/// What [`PacketStream::next`] found.
+pub enum Next {
+    Batch(RecordBatch),
+    /// Every capture was read.
+    End,
+    /// Nothing came within the wait: ask again.
+    Waiting,
+}
+
+impl PacketStream {
+    /// `read`'s input options (`-Y`, `--since`, `--until`, `--threads`... and the files),
+    /// and the columns to keep (all when `columns` is empty). Options are checked, the
+    /// filter compiled and the columns looked up before any input is read.
+    pub fn open(args: &[String], columns: &[String]) -> Result<PacketStream, ApiError> {
+        let Command::Read(read) = parse("read", args)? else {
+            return Err(ApiError::Usage("not the read command".into()));
+        };
+        let input = read.input;
+        let filter = super::packet_filter(&input)?;
+        let paths: Vec<PathBuf> = input
+            .files
+            .iter()
+            .chain(&input.read_files)
+            .cloned()
+            .collect();
+        if paths.is_empty() {
+            return Err(ApiError::Usage("no capture file given".into()));
+        }
+        let all = packets::columns();
+        let projection = if columns.is_empty() {
+            None
+        } else {
+            let mut indices = Vec::with_capacity(columns.len());
+            for name in columns {
+                match all.iter().position(|c| &c.name == name) {
+                    Some(i) => indices.push(i),
+                    None => {
+                        return Err(ApiError::Usage(format!(
+                            "no column {name} in the packets table (docs/export-schema.md)"
+                        )));
+                    }
+                }
+            }
+            Some(indices)
+        };
+        let full = schema_of(&all);
+        let schema = match &projection {
+            Some(indices) => std::sync::Arc::new(full.project(indices)?),
+            None => full,
+        };
+        let (send, batches) = sync_channel(QUEUED_BATCHES);
+        std::thread::Builder::new()
+            .name("rdmadump-packets".into())
+            .spawn(move || {
+                for path in &paths {
+                    match read_capture(&input, &filter, path, &send) {
+                        Ok(ControlFlow::Continue(())) => {}
+                        Ok(ControlFlow::Break(())) => return,
+                        Err(err) => {
+                            let _ = send.send(Err(err));
+                            return;
+                        }
+                    }
+                }
+            })
+            .map_err(|e| ApiError::Other(e.into()))?;
+        Ok(PacketStream {
+            schema,
+            batches,
+            projection,
+        })
+    }
+
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The next record batch, waiting at most `wait` for it: a caller that must answer
+    /// something else meanwhile (an interrupt) asks again.
+    pub fn next(&mut self, wait: Duration) -> Result<Next, ApiError> {
+        match self.batches.recv_timeout(wait) {
+            Ok(Ok(batch)) => Ok(Next::Batch(match &self.projection {
+                Some(indices) => batch.project(indices)?,
+                None => batch,
+            })),
+            Ok(Err(err)) => Err(err),
+            Err(RecvTimeoutError::Timeout) => Ok(Next::Waiting),
+            Err(RecvTimeoutError::Disconnected) => Ok(Next::End),
+        }
+    }
+}
+
+/// One capture's rows into `send`, as `export` builds them: CRCs verified, the time window
+/// anchored on the capture's own first packet. `Break` when the stream was dropped.
+fn read_capture(
+    args: &InputArgs,
+    filter: &crate::filter::PacketFilter,
+    path: &Path,
+    send: &SyncSender<Sent>,
+) -> Result<ControlFlow<()>, ApiError> {
+    let paths = [path.to_path_buf()];
+    let name = super::export::capture_name(None, path);
+    let window = super::time_window(args, &paths);
+    let selected = |pkt: &Packet<'_>| window.contains(pkt.ts_ns) && filter.matches(pkt);
+    let work = |batch: &mut Batch<'_>| {
+        let build = batch.packets.len() >= WORKER_BATCH;
+        WORKER_ROWS.with_borrow_mut(|rows| {
+            let table = rows.get_or_insert_with(|| Table::new(&packets::columns()));
+            for (_, pkt) in batch.packets.iter_mut() {
+                pkt.verify_crcs();
+                window.anchor(pkt.ts_ns);
+                if build && selected(pkt) {
+                    packets::push(table, &name, pkt);
+                }
+            }
+            if build {
+                batch.made = Some(Box::new(table.finish()));
+            }
+        });
+    };
+    let mut gathered = Table::new(&packets::columns());
+    // `false` once the stream is dropped: nobody wants the rest.
+    let hand_over = |rows: RecordBatch| rows.num_rows() == 0 || send.send(Ok(rows)).is_ok();
+    let options = super::pipeline_options(args, RunOptions::default());
+    let input = pipeline::for_each_batch(
+        &paths,
+        &options,
+        &mut Silent,
+        work,
+        |batch: &mut Batch<'_>| -> Result<ControlFlow<()>, ApiError> {
+            let Some(made) = batch.made.take() else {
+                for (_, pkt) in &batch.packets {
+                    if selected(pkt) {
+                        packets::push(&mut gathered, &name, pkt);
+                    }
+                }
+                if gathered.rows() >= BATCH_ROWS && !hand_over(gathered.finish()?) {
+                    return Ok(ControlFlow::Break(()));
+                }
+                return Ok(ControlFlow::Continue(()));
+            };
+            let Ok(rows) = made.downcast::<Result<RecordBatch, ArrowError>>() else {
+                return Err(ApiError::Other(anyhow::anyhow!(
+                    "a worker made something other than packet rows"
+                )));
+            };
+            // Rows gathered before this batch's go first.
+            if gathered.rows() > 0 && !hand_over(gathered.finish()?) {
+                return Ok(ControlFlow::Break(()));
+            }
+            Ok(if hand_over((*rows)?) {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            })
+        },
+    )?;
+    if !hand_over(gathered.finish()?) {
+        return Ok(ControlFlow::Break(()));
+    }
+    match first_failure(&input, &paths) {
+        Some(err) => Err(err),
+        None => Ok(ControlFlow::Continue(())),
+    }
+}
+
+impl From<pipeline::PipelineError> for ApiError {
+    fn from(err: pipeline::PipelineError) -> Self {
+        ApiError::Other(err.into())
+    }
+}
+
+/// What `analyze` found in its inputs, kept to be told as the report, the tables and the
+/// HTML page.
+pub struct Analyzed {
+    analyzer: Analyzer,
+    input: InputReport,
+    /// The arguments, for the pass that records the HTML report's charts.
+    args: Vec<String>,
+    /// The charts were recorded in this pass.
+    graphs: bool,
+    html_top: usize,
+    threads: usize,
+}
+
+impl Analyzed {
+    /// `analyze`'s options and files, as on its command line. An input that could not be
+    /// read, or only up to damage, is an error: the report would leave out what the damage
+    /// hid. The HTML report's charts are not recorded (they cost a third more time): a page
+    /// asked for later is made by a pass of its own.
+    pub fn run(args: &[String]) -> Result<Analyzed, ApiError> {
+        Self::analyze(args, false)
+    }
+
+    fn analyze(argv: &[String], graphs: bool) -> Result<Analyzed, ApiError> {
+        let Command::Analyze(args) = parse("analyze", argv)? else {
+            return Err(ApiError::Usage("not the analyze command".into()));
+        };
+        let args: AnalyzeArgs = args;
+        let filter = super::packet_filter(&args.input)?;
+        let paths = super::points::distinct_inputs(
+            args.input
+                .files
+                .iter()
+                .chain(&args.input.read_files)
+                .cloned()
+                .collect(),
+        );
+        if paths.is_empty() {
+            return Err(ApiError::Usage("no capture file given".into()));
+        }
+        let Analysis { analyzer, input } =
+            super::analyze::analyze(&args, paths.clone(), filter, graphs, true)?;
+        if let Some(err) = first_failure(&input, &paths) {
+            return Err(err);
+        }
+        Ok(Analyzed {
+            analyzer,
+            input,
+            args: argv.to_vec(),
+            graphs,
+            html_top: args.html_top,
+            threads: super::threads(&args.input),
+        })
+    }
+
+    /// The document `analyze --json` writes.
+    pub fn json(&self) -> Result<String, ApiError> {
+        let report = Report::new(&self.analyzer, &self.input);
+        let mut out = Vec::new();
+        analyze_json::write(&mut out, &report).map_err(|e| ApiError::Other(e.into()))?;
+        String::from_utf8(out).map_err(|e| ApiError::Other(e.into()))
+    }
+
+    /// The page `analyze --html` writes, from a second pass that records its charts.
+    pub fn html(&self) -> Result<String, ApiError> {
+        if !self.graphs {
+            return Self::analyze(&self.args, true)?.html();
+        }
+        let report = Report::new(&self.analyzer, &self.input);
+        Ok(crate::output::html::render(
+            &report,
+            &self.analyzer,
+            self.html_top,
+            self.threads,
+        ))
+    }
+
+    /// The `capture` column: the file's name, or the names of several joined by commas.
+    fn capture(&self) -> String {
+        let names: Vec<String> = self
+            .input
+            .files
+            .iter()
+            .map(|f| super::export::capture_name(None, Path::new(f)))
+            .collect();
+        names.join(",")
+    }
+
+    /// The `connections` table of `export`: both directions of each connection, then the
+    /// datagram flows.
+    pub fn connections(&self) -> Result<(SchemaRef, Vec<RecordBatch>), ApiError> {
+        let report = Report::new(&self.analyzer, &self.input);
+        let name = self.capture();
+        let connections: Vec<_> = report.connections.iter().collect();
+        // After the rows it reads: a schema's columns read rows of one lifetime.
+        let schema = connection_schema();
+        let mut table = Table::new(&schema.specs());
+        let directions = connections
+            .iter()
+            .flat_map(|connection| ConnectionRecord::of_connection(&name, connection));
+        let flows = report
+            .flows
+            .iter()
+            .filter_map(|flow| ConnectionRecord::of_flow(&name, flow));
+        let mut batches = Vec::new();
+        for record in directions.chain(flows) {
+            schema.push(&mut table, &record);
+            if table.rows() >= BATCH_ROWS {
+                batches.push(table.finish()?);
+            }
+        }
+        batches.push(table.finish()?);
+        Ok((table.schema().clone(), batches))
+    }
+
+    /// The `events` table of `export`: the anomalies the report lists, then the runs of
+    /// PSNs the capture missed, then, for one capture cut short, the row that marks where
+    /// (with several, a file's own frame count is not known here, so none is made).
+    pub fn events(&self) -> Result<(SchemaRef, Vec<RecordBatch>), ApiError> {
+        // A capture that ended in the middle of a record; one that failed is an error.
+        let cut = match self.input.inputs.as_slice() {
+            [outcome] if outcome.status == InputStatus::Truncated => outcome
+                .broke_at
+                .map(|offset| (offset, outcome.error.clone().unwrap_or("truncated".into()))),
+            _ => None,
+        };
+        let name = self.capture();
+        let files = Files(&self.input.files);
+        // After the rows it reads: a schema's columns read rows of one lifetime.
+        let schema = event_schema();
+        let mut table = Table::new(&schema.specs());
+        let anomalies = self
+            .analyzer
+            .anomalies
+            .kept
+            .iter()
+            .map(|anomaly| AnomalyRow::new(anomaly, files));
+        let missed = self
+            .analyzer
+            .capture_missed
+            .iter()
+            .map(|run| AnomalyRow::capture_missed(run, files));
+        let broke = cut.as_ref().map(|(offset, message)| {
+            let at = FrameRef {
+                file: 0,
+                frame: self.input.records + 1,
+                ts_ns: None,
+            };
+            AnomalyRow::capture_broke("truncated", at, *offset, message, files)
+        });
+        let mut batches = Vec::new();
+        for anomaly in anomalies.chain(missed).chain(broke) {
+            let record = EventRecord {
+                capture: &name,
+                anomaly,
+            };
+            schema.push(&mut table, &record);
+            if table.rows() >= BATCH_ROWS {
+                batches.push(table.finish()?);
+            }
+        }
+        batches.push(table.finish()?);
+        Ok((table.schema().clone(), batches))
+    }
+}
+
+/// What `info --json` says of one file: an array of one object.
+pub fn info(path: &Path) -> Result<String, ApiError> {
+    let name = display_path(path);
+    let summary =
+        crate::capture::info::summarize(path, false, None).map_err(|err| ApiError::Capture {
+            path: name.clone(),
+            message: err.to_string(),
+            offset: None,
+        })?;
+    let files = [FileInfo {
+        name: &name,
+        summary: &summary,
+        kinds: None,
+    }];
+    let mut out = Vec::new();
+    write_json(&mut out, &files).map_err(|e| ApiError::Other(e.into()))?;
+    String::from_utf8(out).map_err(|e| ApiError::Other(e.into()))
+}
