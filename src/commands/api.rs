@@ -21,7 +21,7 @@ use crate::filter::FilterError;
 use crate::output::analyze_json;
 use crate::output::info::{FileInfo, write_json};
 use crate::output::parquet::columns::schema_of;
-use crate::output::parquet::connections::{ConnectionRecord, connection_schema};
+use crate::output::parquet::connections::{connection_batches, connection_schema};
 use crate::output::parquet::events::{EventRecord, event_schema};
 use crate::output::parquet::{Table, packets};
 use crate::pipeline::Silent;
@@ -394,26 +394,12 @@ impl Analyzed {
     pub fn connections(&self) -> Result<(SchemaRef, Vec<RecordBatch>), ApiError> {
         let report = Report::new(&self.analyzer, &self.input);
         let name = self.capture();
-        let connections: Vec<_> = report.connections.iter().collect();
-        // After the rows it reads: a schema's columns read rows of one lifetime.
-        let schema = connection_schema();
-        let mut table = Table::new(&schema.specs());
-        let directions = connections
-            .iter()
-            .flat_map(|connection| ConnectionRecord::of_connection(&name, connection));
-        let flows = report
-            .flows
-            .iter()
-            .filter_map(|flow| ConnectionRecord::of_flow(&name, flow));
         let mut batches = Vec::new();
-        for record in directions.chain(flows) {
-            schema.push(&mut table, &record);
-            if table.rows() >= BATCH_ROWS {
-                batches.push(table.finish()?);
-            }
-        }
-        batches.push(table.finish()?);
-        Ok((table.schema().clone(), batches))
+        connection_batches(&report, &name, BATCH_ROWS, |batch| {
+            batches.push(batch);
+            Ok::<_, ApiError>(())
+        })?;
+        Ok((schema_of(&connection_schema().specs()), batches))
     }
 
     /// The `events` table of `export`: the anomalies the report lists, then the runs of

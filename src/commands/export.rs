@@ -15,7 +15,7 @@ use crate::cli::{ExportArgs, PartitionArg};
 use crate::filter::PacketFilter;
 use crate::output::parquet::captures::{CaptureRecord, CaptureStatus, Dropped, capture_schema};
 use crate::output::parquet::commands::{CommandRecord, command_schema};
-use crate::output::parquet::connections::{ConnectionRecord, connection_schema};
+use crate::output::parquet::connections::{connection_batches, connection_schema};
 use crate::output::parquet::events::{EventRecord, event_schema};
 use crate::output::parquet::priorities::{PriorityRecord, priority_schema};
 use crate::output::parquet::{
@@ -548,25 +548,9 @@ fn write_connections(
     name: &str,
     out: &mut DatasetWriter,
 ) -> anyhow::Result<()> {
-    let connections: Vec<_> = report.connections.iter().collect();
-    // After the rows it reads: a schema's columns read rows of one lifetime.
-    let schema = connection_schema();
-    let mut table = Table::new(&schema.specs());
-    let directions = connections
-        .iter()
-        .flat_map(|connection| ConnectionRecord::of_connection(name, connection));
-    let flows = report
-        .flows
-        .iter()
-        .filter_map(|flow| ConnectionRecord::of_flow(name, flow));
-    for record in directions.chain(flows) {
-        schema.push(&mut table, &record);
-        if table.rows() >= BATCH_ROWS {
-            out.write(&table.finish()?, first_ts)?;
-        }
-    }
-    out.write(&table.finish()?, first_ts)?;
-    Ok(())
+    connection_batches(report, name, BATCH_ROWS, |batch| -> anyhow::Result<()> {
+        Ok(out.write(&batch, first_ts)?)
+    })
 }
 
 fn write_commands(analyzer: &Analyzer, name: &str, out: &mut DatasetWriter) -> anyhow::Result<()> {

@@ -5,13 +5,9 @@ use std::fmt::Write;
 
 use comfy_table::Cell;
 
-use super::analyze_text::{Style, number, table};
+use super::analyze_text::{Style, ms, number, table};
 use crate::report::Report;
 use crate::report::sessions::SessionRow;
-
-fn ms(ns: Option<u64>) -> String {
-    ns.map_or("-".to_string(), |ns| format!("{:.3}", ns as f64 / 1e6))
-}
 
 fn listed(counts: &std::collections::BTreeMap<&'static str, u64>) -> String {
     if counts.is_empty() {

@@ -60,6 +60,11 @@ pub(super) fn table(style: Style, header: &[&str]) -> Table {
     t
 }
 
+/// Nanoseconds as milliseconds to the microsecond, `-` for none: the latency columns.
+pub(super) fn ms(ns: Option<u64>) -> String {
+    ns.map_or("-".to_string(), |ns| format!("{:.3}", ns as f64 / 1e6))
+}
+
 pub(super) fn number(n: impl Into<u64>) -> Cell {
     Cell::new(n.into()).set_alignment(CellAlignment::Right)
 }

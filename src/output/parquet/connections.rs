@@ -8,7 +8,7 @@ use crate::dissect::Address;
 use crate::report::connections::{ConnectionRow, Direction, Summary};
 use crate::report::flows::FlowRow;
 
-use super::columns::ColumnType;
+use super::columns::{ColumnType, Table};
 use super::rows::{RowColumn, RowSchema, column, int, list, shown, text};
 
 /// One row of the dataset.
@@ -828,4 +828,33 @@ pub fn connection_schema<'a>() -> RowSchema<ConnectionRecord<'a>> {
         ),
     ]);
     RowSchema::new(c)
+}
+
+/// The `connections` table of one capture's report, directions then flows without one,
+/// handed to `emit` a record batch of `batch_rows` rows at a time, the last one shorter:
+/// what `export` writes and what the Python package returns.
+pub fn connection_batches<E: From<arrow_schema::ArrowError>>(
+    report: &crate::report::Report<'_>,
+    capture: &str,
+    batch_rows: usize,
+    mut emit: impl FnMut(arrow_array::RecordBatch) -> Result<(), E>,
+) -> Result<(), E> {
+    let connections: Vec<_> = report.connections.iter().collect();
+    // After the rows it reads: a schema's columns read rows of one lifetime.
+    let schema = connection_schema();
+    let mut table = Table::new(&schema.specs());
+    let directions = connections
+        .iter()
+        .flat_map(|connection| ConnectionRecord::of_connection(capture, connection));
+    let flows = report
+        .flows
+        .iter()
+        .filter_map(|flow| ConnectionRecord::of_flow(capture, flow));
+    for record in directions.chain(flows) {
+        schema.push(&mut table, &record);
+        if table.rows() >= batch_rows {
+            emit(table.finish()?)?;
+        }
+    }
+    emit(table.finish()?)
 }
