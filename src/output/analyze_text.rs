@@ -404,6 +404,20 @@ fn stalls(out: &mut String, a: &Report<'_>) {
             grouped(unseen.ns / 1000)
         );
     }
+    let unconfirmed = crate::report::stalls::unconfirmed(a.connections.table);
+    if unconfirmed.count > 0 {
+        let (silences, are, stalls, it) = if unconfirmed.count == 1 {
+            ("silence", "is", "a stall", "it")
+        } else {
+            ("silences", "are", "stalls", "each")
+        };
+        let _ = writeln!(
+            out,
+            "  {} {silences} over the stall threshold ({} us) {are} not confirmed as {stalls}: a new request ended {it}, and an ACK the capture missed may have left nothing outstanding",
+            grouped(unconfirmed.count),
+            grouped(unconfirmed.ns / 1000)
+        );
+    }
 }
 
 /// `1234567` as `1,234,567`.

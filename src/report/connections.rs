@@ -354,9 +354,16 @@ impl<'a> Direction<'a> {
     /// Silences with requests outstanding, longer than the stall threshold, that ended
     /// with a packet showing traffic the capture missed: how many, and their total time.
     /// They are not stalls.
-    pub fn unseen_silences(&self) -> UnseenSilences {
+    pub fn unseen_silences(&self) -> SilenceTally {
         let (count, ns) = self.req.stalls.unseen();
-        UnseenSilences { count, ns }
+        SilenceTally { count, ns }
+    }
+    /// Silences longer than the stall threshold, ended by a new request, on a capture that
+    /// misses packets of the connection: an ACK the capture missed may have left nothing
+    /// outstanding in them. They are not counted as stalls.
+    pub fn unconfirmed_stalls(&self) -> SilenceTally {
+        let (count, ns) = self.req.stalls.unconfirmed();
+        SilenceTally { count, ns }
     }
     /// The silence a stall must exceed; none for a direction that never fell silent.
     pub fn stall_threshold_ns(&self) -> Option<u64> {
@@ -368,9 +375,10 @@ impl<'a> Direction<'a> {
     }
 }
 
-/// Silences the capture's own misses explain: see [`Direction::unseen_silences`].
+/// A count of silences and their total time: see [`Direction::unseen_silences`] and
+/// [`Direction::unconfirmed_stalls`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct UnseenSilences {
+pub struct SilenceTally {
     pub count: u64,
     pub ns: u64,
 }
@@ -559,6 +567,7 @@ impl Serialize for Direction<'_> {
             &super::stalls::StallRows(self.stalls(), self.files),
         )?;
         map.serialize_entry("unseen_silences", &self.unseen_silences())?;
+        map.serialize_entry("unconfirmed_stalls", &self.unconfirmed_stalls())?;
         if let Some(timeline) = q.timeline() {
             map.serialize_entry("timeline", timeline)?;
         }

@@ -4,7 +4,7 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use super::connections::{Connection, Direction, UnseenSilences};
+use super::connections::{Connection, Direction, SilenceTally};
 use super::values::Files;
 use crate::analyze::connections::ConnectionTable;
 use crate::analyze::connections::stall::Silence;
@@ -75,13 +75,22 @@ pub fn longest(table: &ConnectionTable, n: usize) -> Vec<PlacedStall<'_>> {
 }
 
 /// Silences of every connection direction that the capture's own misses explain.
-pub fn unseen(table: &ConnectionTable) -> UnseenSilences {
-    let mut total = UnseenSilences::default();
+pub fn unseen(table: &ConnectionTable) -> SilenceTally {
+    total(table, |d| d.unseen_silences())
+}
+
+/// Silences of every connection direction that may have been idle time.
+pub fn unconfirmed(table: &ConnectionTable) -> SilenceTally {
+    total(table, |d| d.unconfirmed_stalls())
+}
+
+fn total(table: &ConnectionTable, of: impl Fn(&Direction<'_>) -> SilenceTally) -> SilenceTally {
+    let mut total = SilenceTally::default();
     for c in Connection::all(table) {
         for d in [c.a_to_b(), c.b_to_a()] {
-            let u = d.unseen_silences();
-            total.count += u.count;
-            total.ns += u.ns;
+            let tally = of(&d);
+            total.count += tally.count;
+            total.ns += tally.ns;
         }
     }
     total

@@ -280,7 +280,9 @@ fn the_pause_timeline_draws_the_stalled_connections_under_the_pause() {
 /// PSN gap, was filled with traffic the capture did not see: it is no stall. Before this
 /// was told apart, the capture showed 1.1 ms lost on one connection and stalls of up to
 /// 520 us "ended by ack". Each stall left must end, as tshark decodes the capture, with a
-/// request that follows its stream's previous PSN or a response to a captured PSN.
+/// response to a captured PSN. One that a new request ended, following its stream's
+/// previous PSN, is not confirmed either: with 92% of the packets missed, an ACK in it
+/// that left nothing outstanding was likely missed too (the sender was then idle).
 #[test]
 fn a_silence_the_capture_missed_is_no_stall_on_the_ibdump_capture() {
     use std::collections::BTreeMap;
@@ -319,6 +321,7 @@ fn a_silence_the_capture_missed_is_no_stall_on_the_ibdump_capture() {
     let report: Value = serde_json::from_str(&run(&["analyze", "--json", capture])).unwrap();
     let mut stalls = 0;
     let mut unseen = 0;
+    let mut unconfirmed = 0;
     for c in report["connections"].as_array().unwrap() {
         let ways = [
             (
@@ -338,6 +341,7 @@ fn a_silence_the_capture_missed_is_no_stall_on_the_ibdump_capture() {
             let (from, to) = (from.as_str().unwrap(), to.as_str().unwrap());
             let qp = qp.as_u64().unwrap() as u32;
             unseen += d["unseen_silences"]["count"].as_u64().unwrap();
+            unconfirmed += d["unconfirmed_stalls"]["count"].as_u64().unwrap();
             for stall in d["stalls"].as_array().unwrap() {
                 stalls += 1;
                 let end = stall["end_frame"].as_u64().unwrap();
@@ -352,10 +356,7 @@ fn a_silence_the_capture_missed_is_no_stall_on_the_ibdump_capture() {
                 // 24-bit serial arithmetic: how far `p` is past `last`, negative when before it.
                 let ahead = |p: u32| ((p.wrapping_sub(last) << 8) as i32) >> 8;
                 if *request {
-                    assert!(
-                        ahead(*psn) <= 1,
-                        "stall ended by a request past a gap: {stall}"
-                    );
+                    panic!("stall ended by a request on a capture missing most packets: {stall}");
                 } else {
                     assert!(
                         ahead(*psn) <= 0,
@@ -365,7 +366,11 @@ fn a_silence_the_capture_missed_is_no_stall_on_the_ibdump_capture() {
             }
         }
     }
-    assert!(stalls <= 1, "{stalls} stalls left");
+    assert_eq!(stalls, 0, "{stalls} stalls left");
+    assert!(unconfirmed >= 1, "the doubted silences are counted");
+    let summary = run(&["analyze", capture]);
+    assert!(!summary.contains("stalled "), "{summary}");
+    assert!(summary.contains("not confirmed as a stall"), "{summary}");
     assert!(
         unseen >= 10,
         "the silences the capture explains are counted: {unseen}"

@@ -46,6 +46,9 @@ type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// CM connections waiting for their REP, at most; a flood of REQs just forgets the oldest.
 const PENDING_CM: usize = 4096;
+/// The share of the capture's sequenced packets it missed from which a silence a new request
+/// ended is doubted on every connection (see [`stall::Silence::may_be_idle`]).
+const MISSES_EVERYWHERE: f64 = 0.01;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EndKey {
@@ -439,6 +442,13 @@ impl ConnectionTable {
     /// after a CNP is known if the capture lasted its whole window, and silences long
     /// enough are stalls.
     pub fn finish(&mut self, end_ns: Option<u64>) {
+        for end in &mut self.ends {
+            end.req.capture.finish();
+            end.req.reaction.finish(end_ns);
+        }
+        // A sniffer that drops packets drops them from every connection, not only from the
+        // ones whose PSNs show it.
+        let capture_misses = self.capture_loss().ratio() >= MISSES_EVERYWHERE;
         for slot in 0..self.ends.len() {
             // The RTT of a direction is timed at the requester's end, its peer.
             let rtt_p99 = self.ends[slot]
@@ -448,10 +458,14 @@ impl ConnectionTable {
             let threshold = self
                 .stall_given
                 .unwrap_or_else(|| stall::default_threshold(rtt_p99));
-            let end = &mut self.ends[slot];
-            end.req.capture.finish();
-            end.req.reaction.finish(end_ns);
-            end.req.stalls.settle(threshold);
+            let misses_of = |end: &End| {
+                let counts = &end.req.capture.counts;
+                counts.missed + counts.unconfirmed > 0
+            };
+            let peer = self.ends[slot].peer.and_then(|p| self.ends.get(p as usize));
+            let misses =
+                capture_misses || misses_of(&self.ends[slot]) || peer.is_some_and(misses_of);
+            self.ends[slot].req.stalls.settle(threshold, misses);
         }
     }
 

@@ -86,6 +86,14 @@ impl Silence {
     pub fn end_ns(&self) -> u64 {
         self.start_ns.saturating_add(self.duration_ns)
     }
+
+    /// On a capture that misses packets, a silence a new request ended may have held an ACK
+    /// of every outstanding request that the capture did not see: the requester was then
+    /// idle, not waiting. An ending that acknowledges or resends shows the requests were
+    /// still outstanding, and a pause of the priority explains the silence either way.
+    pub fn may_be_idle(&self) -> bool {
+        self.ended_by == Ending::Request && self.paused_ns == 0
+    }
 }
 
 /// The longest silences of one kind, and a tally of those that did not fit.
@@ -147,6 +155,8 @@ pub struct Silences {
     pub longest: Longest,
     /// Silences the capture's own misses explain ([`Silence::unseen`]): never stalls.
     pub unseen: Longest,
+    /// Silences that may have been idle time: see [`Silence::may_be_idle`].
+    pub unconfirmed: Longest,
     /// Every silence of at least the floor, kept or not.
     pub count: u64,
     pub paused_ns: u64,
@@ -157,6 +167,9 @@ pub struct Silences {
     /// Unseen silences over the threshold, which would have been stalls.
     pub unseen_count: u64,
     pub unseen_ns: u64,
+    /// Unconfirmed silences over the threshold.
+    pub unconfirmed_count: u64,
+    pub unconfirmed_ns: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -179,14 +192,23 @@ impl Stalls {
         }
     }
 
-    /// Keeps the silences longer than `threshold_ns` as the stalls, and sums them.
-    pub fn settle(&mut self, threshold_ns: u64) {
+    /// Keeps the silences longer than `threshold_ns` as the stalls, and sums them. When the
+    /// capture `misses` packets of the connection, the kept silences that
+    /// [may have been idle](Silence::may_be_idle) are unconfirmed, not stalls. Those beyond
+    /// the kept ones are not told apart: they count as before.
+    pub fn settle(&mut self, threshold_ns: u64, misses: bool) {
         let Some(s) = &mut self.silences else {
             return;
         };
         s.threshold_ns = threshold_ns;
+        if misses && s.longest.kept.iter().any(Silence::may_be_idle) {
+            let (doubtful, kept) = s.longest.kept.drain(..).partition(Silence::may_be_idle);
+            s.longest.kept = kept;
+            s.unconfirmed.kept = doubtful;
+        }
         (s.stall_count, s.stall_ns) = s.longest.settle(threshold_ns);
         (s.unseen_count, s.unseen_ns) = s.unseen.settle(threshold_ns);
+        (s.unconfirmed_count, s.unconfirmed_ns) = s.unconfirmed.settle(threshold_ns);
     }
 
     pub fn stall_ns(&self) -> u64 {
@@ -206,6 +228,14 @@ impl Stalls {
         self.silences
             .as_ref()
             .map_or((0, 0), |s| (s.unseen_count, s.unseen_ns))
+    }
+
+    /// Silences over the threshold that may have been idle time on a capture that misses
+    /// packets, and their time.
+    pub fn unconfirmed(&self) -> (u64, u64) {
+        self.silences
+            .as_ref()
+            .map_or((0, 0), |s| (s.unconfirmed_count, s.unconfirmed_ns))
     }
 
     /// The longest stalls, longest first.
@@ -247,7 +277,7 @@ mod tests {
         for d in [30_000, 500_000, 25_000, 90_000] {
             stalls.record(silence(d));
         }
-        stalls.settle(default_threshold(Some(12_000)));
+        stalls.settle(default_threshold(Some(12_000)), false);
         let kept: Vec<u64> = stalls.longest().iter().map(|s| s.duration_ns).collect();
         assert_eq!(kept, [500_000, 90_000]);
         assert_eq!(stalls.stall_ns(), 590_000);
@@ -266,12 +296,41 @@ mod tests {
             ..silence(30_000)
         });
         stalls.record(silence(90_000));
-        stalls.settle(default_threshold(Some(12_000)));
+        stalls.settle(default_threshold(Some(12_000)), false);
         let kept: Vec<u64> = stalls.longest().iter().map(|s| s.duration_ns).collect();
         assert_eq!(kept, [90_000]);
         assert_eq!(stalls.stall_ns(), 90_000);
         assert_eq!(stalls.paused_ns(), 1);
         assert_eq!(stalls.unseen(), (1, 500_000));
+    }
+
+    #[test]
+    fn a_silence_a_request_ended_is_unconfirmed_when_the_capture_misses_packets() {
+        let request = |d, paused_ns| Silence {
+            ended_by: Ending::Request,
+            paused_ns,
+            ..silence(d)
+        };
+        let record = |stalls: &mut Stalls| {
+            stalls.record(request(93_000, 0));
+            stalls.record(request(60_000, 5_000));
+            stalls.record(silence(40_000));
+        };
+        let mut whole = Stalls::default();
+        record(&mut whole);
+        whole.settle(FLOOR_NS, false);
+        assert_eq!((whole.stall_count(), whole.stall_ns()), (3, 193_000));
+        assert_eq!(whole.unconfirmed(), (0, 0));
+
+        let mut lossy = Stalls::default();
+        record(&mut lossy);
+        lossy.settle(FLOOR_NS, true);
+        // The paused one stays a stall: the pause held the sender whatever it had to send.
+        let kept: Vec<u64> = lossy.longest().iter().map(|s| s.duration_ns).collect();
+        assert_eq!(kept, [60_000, 40_000]);
+        assert_eq!(lossy.stall_ns(), 100_000);
+        assert_eq!(lossy.paused_ns(), 5_001);
+        assert_eq!(lossy.unconfirmed(), (1, 93_000));
     }
 
     #[test]
@@ -281,11 +340,11 @@ mod tests {
             stalls.record(silence(100_000 + i));
         }
         let mut all = stalls.clone();
-        all.settle(50_000);
+        all.settle(50_000, false);
         assert_eq!(all.stall_count(), KEPT as u64 + 3);
         assert_eq!(all.longest().len(), KEPT);
         // The dropped ones straddle this threshold: only the kept count.
-        stalls.settle(100_001);
+        stalls.settle(100_001, false);
         assert_eq!(stalls.stall_count(), KEPT as u64);
         assert_eq!(default_threshold(None), FLOOR_NS);
     }

@@ -755,6 +755,16 @@ pub fn connection_schema<'a>() -> RowSchema<ConnectionRecord<'a>> {
             "their total time",
             |d| d.unseen_silences().ns,
         ),
+        direction_int(
+            "unconfirmed_stalls_count",
+            "silences a new request ended on a capture missing packets: an unseen ACK may have made them idle",
+            |d| d.unconfirmed_stalls().count,
+        ),
+        direction_int(
+            "unconfirmed_stalls_ns",
+            "their total time",
+            |d| d.unconfirmed_stalls().ns,
+        ),
     ]);
     stall_lists(&mut c);
     // Flow rows: what `analyze --json` `flows[]` has and a connection row lacks.
