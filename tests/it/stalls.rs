@@ -376,3 +376,49 @@ fn a_silence_the_capture_missed_is_no_stall_on_the_ibdump_capture() {
         "the silences the capture explains are counted: {unseen}"
     );
 }
+
+/// The HTML page's per-priority table, row by row, against the two-priority capture's
+/// hand-typed truth: the priority, its packets, CE and CNPs, and the time it was paused.
+#[test]
+fn the_html_page_has_a_row_per_priority_with_its_pause_time() {
+    let name = "two_priorities.pcap";
+    let truth = truth(name);
+    let scratch = tempfile::tempdir().unwrap();
+    let html = scratch.path().join("report.html");
+    run(&["analyze", "--html", html.to_str().unwrap(), &path(name)]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let table = page
+        .split("<table class=\"sortable priorities\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</table>").next())
+        .expect("a priorities table");
+    let row = regex::Regex::new(r#"<tr data-priority="(\d+)" data-paused-ns="(\d+)">(.*?)</tr>"#)
+        .unwrap();
+    let cell = regex::Regex::new(r#"<td[^>]*>([^<]*)</td>"#).unwrap();
+    let rows: Vec<(u64, u64, Vec<String>)> = row
+        .captures_iter(table)
+        .map(|c| {
+            let cells = cell
+                .captures_iter(&c[3])
+                .map(|d| d[1].to_string())
+                .collect();
+            (c[1].parse().unwrap(), c[2].parse().unwrap(), cells)
+        })
+        .collect();
+    let want = truth["priorities"].as_array().unwrap();
+    assert_eq!(rows.len(), want.len(), "{table}");
+    for ((priority, paused_ns, cells), w) in rows.iter().zip(want) {
+        assert_eq!(Value::from(*priority), w["priority"]);
+        assert_eq!(
+            Value::from(*paused_ns),
+            w["paused_ns"],
+            "priority {priority}"
+        );
+        // Columns: priority, from, DSCP, packets, bytes, CE, CNPs, paused (ms), by, ...
+        assert_eq!(cells[3], w["packets"].to_string(), "priority {priority}");
+        assert_eq!(cells[5], w["ce"].to_string(), "priority {priority}");
+        assert_eq!(cells[6], w["cnps"].to_string(), "priority {priority}");
+        let by = w["paused_by"].as_str().unwrap_or("-");
+        assert_eq!(cells[8], by, "priority {priority}");
+    }
+}

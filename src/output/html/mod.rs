@@ -12,6 +12,7 @@ mod nvme;
 mod overlap;
 mod palette;
 mod pause;
+mod priorities;
 mod rates;
 mod sequence;
 mod throughput;
@@ -99,7 +100,7 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                 }
                 section #connections {
                     h2 { "Connections (" (ranked.len()) ")" }
-                    p { "Worst first: by retransmissions, then NAKs (RNR included), then CNPs, then bytes. The first "
+                    p { "Worst first: by time lost (stall + retransmission waits + paused, both directions; the parts may overlap), then retransmissions, NAKs, CNPs and bytes. Click a header to sort by it. The first "
                         (drawn) " are drawn below (--html-top)." }
                     (connection_table(&ranked, drawn))
                     (dcqcn::render(&ranked.iter().map(|(c, _)| *c).collect::<Vec<_>>()))
@@ -139,6 +140,11 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                 }
                 section #pfc {
                     h2 { "PFC pauses" }
+                    @if !report.priorities.is_empty() {
+                        h3 { "Per priority" }
+                        p { "Priority from the VLAN PCP, or the DSCP through --dscp-map. Paused time is the longest any one sender paused the priority, as a PFC watchdog on that port sees it." }
+                        (priorities::render(&report.priorities))
+                    }
                     @match &analyzer.pfc.lanes {
                         Some(lanes) if !lanes.lanes.is_empty() => (pause::render(lanes, &analyzer.pfc.cascades, &stalled(analyzer), origin)),
                         _ => p { "No pause frames." },
