@@ -5,11 +5,17 @@ target/bench/), streaming, so that a 10-million-QP capture never sits in memory.
     gen_memory.py qps   OUT N          N QPs with one request each, 10.0.0.1 -> 10.0.0.2
     gen_memory.py hosts OUT N          N host pairs with one request each
     gen_memory.py dense OUT QPS PKTS   QPS QPs taking turns, PKTS requests each
+    gen_memory.py rotated DIR N PKTS   N gzip files DIR/part-00000.pcap.gz ..., PKTS
+                                       requests each of 8 QPs, each file going on where
+                                       the one before stopped, as `tcpdump -C -z gzip`
+                                       leaves a long capture
 
 Every packet is Ethernet/IPv4/UDP 4791/BTH RC SEND_ONLY with a valid ICRC and no payload,
 100 ns apart, so the analysis finds nothing wrong and every connection is as useful as the
 next: what the budget keeps is decided by packets and recency alone.
 """
+import gzip
+import os
 import struct
 import sys
 import zlib
@@ -54,14 +60,26 @@ def address(i, first):
     return bytes([first, (i >> 16) & 0xFF, (i >> 8) & 0xFF, i & 0xFF])
 
 
-def write(out, packets):
-    with open(out, "wb", buffering=1 << 20) as f:
+def write(out, packets, first=0, opener=None):
+    opener = opener or (lambda path, mode: open(path, mode, buffering=1 << 20))
+    with opener(out, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 262144, 1))
         record = struct.Struct("<IIII")
-        for n, data in enumerate(packets):
+        for n, data in enumerate(packets, start=first):
             ts = START_NS + n * 100
             f.write(record.pack(ts // 1_000_000_000, ts % 1_000_000_000, len(data), len(data)))
             f.write(data)
+
+
+def rotated(out_dir, files, pkts):
+    os.makedirs(out_dir, exist_ok=True)
+    ip = ip_header(address(1, 10), address(2, 10))
+    prefix = masked_prefix_crc(ip, UDP)
+    qps = 8
+    for i in range(files):
+        first = i * pkts
+        chunk = (frame(ip, prefix, 0x100 + n % qps, n // qps) for n in range(first, first + pkts))
+        write(os.path.join(out_dir, f"part-{i:05}.pcap.gz"), chunk, first, gzip.open)
 
 
 def qps(n):
@@ -88,6 +106,9 @@ def dense(qps, pkts):
 def main():
     mode, out, *numbers = sys.argv[1:]
     numbers = [int(x) for x in numbers]
+    if mode == "rotated":
+        rotated(out, *numbers)
+        return
     make = {"qps": qps, "hosts": hosts, "dense": dense}[mode]
     write(out, make(*numbers))
 

@@ -50,6 +50,15 @@ memory_rows() {
         fi
         echo "| $name ($(size_mb "$f") MB) | $an | $html | $ex |"
     done
+    # 10,000 rotated .gz pieces (100 packets each, as `tcpdump -C -z gzip` leaves them):
+    # each is opened when the merge reaches it, not all at once (capture/merge.rs).
+    local rotated=$DIR/rotated_10k
+    [ -f "$rotated/part-09999.pcap.gz" ] || python3 benches/gen_memory.py rotated "$rotated" 10000 100
+    local pieces=("$rotated"/part-*.pcap.gz) start secs
+    start=$(date +%s.%N)
+    an=$(peak_mb $BIN analyze --json "${pieces[@]}")
+    secs=$(echo "$(date +%s.%N) - $start" | bc -l | xargs printf '%.1f')
+    echo "| 10,000 .gz inputs ($(du -sm "$rotated" | cut -f1) MB), ${secs} s | $an | - | - |"
 }
 
 if [ "${1:-}" = memory ]; then

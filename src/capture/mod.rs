@@ -18,7 +18,7 @@ pub mod write;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Seek};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use describe::{Container, ContainerKind, InterfaceInfo, TsResolution};
 pub use input::{Input, ReadInput, Releaser, SliceInput};
@@ -341,6 +341,10 @@ pub enum Source {
     /// A stream read into memory on a thread of its own, whose records outlive the
     /// reader's next step as a mapped file's do.
     Spooled(Spool),
+    /// A regular file not opened yet: it is read as a stream when its turn comes, and
+    /// dropped whole when done (see [`merge::Merger`]), so that thousands of inputs hold
+    /// neither a decompressor, a buffer nor a mapping each before and after their turn.
+    Deferred(PathBuf),
 }
 
 impl Source {
@@ -448,7 +452,21 @@ impl<'m> AnyReader<'m> {
             Source::Spooled(spool) => {
                 AnyReader::Mapped(CaptureReader::new(SliceInput::over_spool(spool))?)
             }
+            Source::Deferred(path) => Self::owning(path)?,
         })
+    }
+
+    /// A reader that owns what it reads: `path` opened as a stream, never mapped, so that
+    /// it holds nothing of the run's once dropped.
+    pub fn owning(path: &Path) -> Result<Self, CaptureError> {
+        match Source::open(path, true)? {
+            Source::Stream(stream, hint) => Ok(AnyReader::Stream(CaptureReader::new(
+                ReadInput::new(stream, hint),
+            )?)),
+            _ => Err(CaptureError::Io(io::Error::other(
+                "a deferred input opened as something other than a stream",
+            ))),
+        }
     }
 
     pub fn advance(&mut self) -> Result<bool, CaptureError> {

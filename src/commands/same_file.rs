@@ -13,7 +13,7 @@ use anyhow::bail;
 use crate::capture::merge::display_path;
 
 /// What every name of one file shares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct FileId {
     device: u64,
     inode: u64,
