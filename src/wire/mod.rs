@@ -26,6 +26,7 @@ pub mod immdt;
 pub mod ipoib;
 pub mod ipv4;
 pub mod ipv6;
+pub mod iser;
 pub mod lrh;
 pub mod mac_control;
 pub mod mad;
@@ -84,6 +85,8 @@ pub enum Layer {
     Nvme,
     RpcRdma,
     Rpc,
+    Iser,
+    Iscsi,
 }
 
 impl Layer {
@@ -129,6 +132,8 @@ impl Layer {
             Layer::Nvme => "nvme",
             Layer::RpcRdma => "rpcrdma",
             Layer::Rpc => "rpc",
+            Layer::Iser => "iser",
+            Layer::Iscsi => "iscsi",
         }
     }
 }
