@@ -38,7 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
         'rdmadump;read' {
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
             [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
-            [CompletionResult]::new('--decode', '--decode', [CompletionResultType]::ParameterName, 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark''s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma (repeatable)')
+            [CompletionResult]::new('--decode', '--decode', [CompletionResultType]::ParameterName, 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark''s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma, port=3261:iser (repeatable)')
             [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
             [CompletionResult]::new('--filter-file', '--filter-file', [CompletionResultType]::ParameterName, 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)')
@@ -74,7 +74,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
         'rdmadump;analyze' {
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
             [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
-            [CompletionResult]::new('--decode', '--decode', [CompletionResultType]::ParameterName, 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark''s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma (repeatable)')
+            [CompletionResult]::new('--decode', '--decode', [CompletionResultType]::ParameterName, 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark''s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma, port=3261:iser (repeatable)')
             [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
             [CompletionResult]::new('--filter-file', '--filter-file', [CompletionResultType]::ParameterName, 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)')
@@ -131,7 +131,7 @@ Register-ArgumentCompleter -Native -CommandName 'rdmadump' -ScriptBlock {
         'rdmadump;export' {
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
             [CompletionResult]::new('--roce-port', '--roce-port', [CompletionResultType]::ParameterName, 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark''s Decode As, -d udp.port==PORT,infiniband, is the same')
-            [CompletionResult]::new('--decode', '--decode', [CompletionResultType]::ParameterName, 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark''s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma (repeatable)')
+            [CompletionResult]::new('--decode', '--decode', [CompletionResultType]::ParameterName, 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark''s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma, port=3261:iser (repeatable)')
             [CompletionResult]::new('-Y', '-Y ', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only packets matching EXPR, e.g. ''bth.dest_qp == 0xb01 && aeth.kind == "nak"''; @FILE reads EXPR from FILE')
             [CompletionResult]::new('--filter-file', '--filter-file', [CompletionResultType]::ParameterName, 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)')

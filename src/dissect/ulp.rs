@@ -34,8 +34,9 @@
 
 use std::collections::HashMap;
 
+pub use iser::{IserFrame, IserMsg, request_name as iscsi_request_name};
 pub use rpcrdma::{RpcFrame, call_name as rpc_call_name, is_error_status, program_name};
-pub use session::{CallBody, CallLink, SessionRef};
+pub use session::{CallBody, CallLink, SessionMessage, SessionRef};
 
 use super::{Address, Packet};
 use crate::wire::mad::cm::{CmMsg, ip_service};
@@ -46,6 +47,7 @@ use crate::wire::nvme::sqe::{SQE_LEN, Sqe};
 use crate::wire::nvme::{NVME_RDMA_PORT, sgl};
 use crate::wire::opcode;
 
+mod iser;
 mod rpcrdma;
 mod session;
 
@@ -54,6 +56,7 @@ mod session;
 pub enum UlpProto {
     NvmeRdma,
     RpcRdma,
+    Iser,
 }
 
 impl UlpProto {
@@ -61,6 +64,7 @@ impl UlpProto {
         match self {
             UlpProto::NvmeRdma => "nvme-rdma",
             UlpProto::RpcRdma => "rpcrdma",
+            UlpProto::Iser => "iser",
         }
     }
 }
@@ -92,9 +96,10 @@ impl std::str::FromStr for DecodeAs {
         let proto = match proto {
             "nvme-rdma" | "nvme" => UlpProto::NvmeRdma,
             "rpcrdma" | "rpcordma" | "nfs" => UlpProto::RpcRdma,
+            "iser" | "iscsi" => UlpProto::Iser,
             other => {
                 return Err(format!(
-                    "unknown protocol `{other}` (known: nvme-rdma, rpcrdma)"
+                    "unknown protocol `{other}` (known: nvme-rdma, rpcrdma, iser)"
                 ));
             }
         };
@@ -158,6 +163,7 @@ pub struct QueueRef {
 pub enum Ulp<'a> {
     Nvme(Nvme<'a>),
     Rpc(RpcFrame<'a>),
+    Iser(IserFrame<'a>),
 }
 
 /// One NVMe-oF frame.
@@ -348,7 +354,7 @@ pub struct UlpState {
     outstanding: HashMap<(u32, u16), Outstanding>,
     candidates: Vec<Candidate>,
     pending_reqs: Vec<PendingReq>,
-    /// RPC-over-RDMA connections.
+    /// RPC-over-RDMA and iSER connections.
     sessions: session::Sessions,
     reads: Vec<PendingRead>,
 }
@@ -868,6 +874,10 @@ mod tests {
         assert_eq!(
             "port=20049:rpcordma".parse::<DecodeAs>().map(|d| d.proto),
             Ok(UlpProto::RpcRdma)
+        );
+        assert_eq!(
+            "qp=0x555:iser".parse::<DecodeAs>().map(|d| d.proto),
+            Ok(UlpProto::Iser)
         );
     }
 }

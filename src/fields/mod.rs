@@ -283,6 +283,7 @@ mod cm;
 mod frame;
 mod ip;
 mod ipoib;
+mod iser;
 mod link;
 mod mad;
 mod nvme;
@@ -334,6 +335,7 @@ const OWN_ORDER: &[&[Field]] = &[
     cm::CM,
     nvme::NVME,
     rpcrdma::RPCRDMA,
+    iser::ISER,
     tunnels::TUNNELS,
     tunnels::PRESENT,
     link::ETH_PRESENT,
@@ -349,6 +351,7 @@ const OWN_ORDER: &[&[Field]] = &[
     cm::PRESENT,
     nvme::PRESENT,
     rpcrdma::PRESENT,
+    iser::PRESENT,
     frame::CAPTURE_HEADERS_PRESENT,
 ];
 

@@ -12,6 +12,7 @@ mod analyze_sessions;
 #[cfg(feature = "cli")]
 pub mod analyze_text;
 pub mod atomic;
+mod call_link;
 pub mod fastjson;
 pub mod fields;
 #[cfg(feature = "cli")]
@@ -20,6 +21,7 @@ pub mod hexdump;
 #[cfg(feature = "cli")]
 pub mod html;
 pub mod info;
+mod iser_read;
 pub mod json;
 pub mod jsonw;
 pub mod mad_json;

@@ -123,6 +123,7 @@ fn write_transport(out: &mut Vec<u8>, pkt: &Packet<'_>) {
     match &pkt.ulp {
         Some(Ulp::Nvme(nvme)) => super::nvme_read::write_summary(out, nvme),
         Some(Ulp::Rpc(rpc)) => super::rpcrdma_read::write_summary(out, rpc),
+        Some(Ulp::Iser(iser)) => super::iser_read::write_summary(out, iser),
         None => {}
     }
     if let Some(pfc) = &pkt.pfc {

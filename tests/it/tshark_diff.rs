@@ -1861,6 +1861,132 @@ const LAYERS: &[Layer] = &[
             Num,
         )],
     ),
+    // iSER (RFC 7145) and the iSCSI PDU inside (RFC 7143). tshark 4.0 decodes iSER only on a
+    // connection whose CM REQ named port 3260.
+    layer(
+        "iser",
+        "/iser",
+        &["iser.flags"],
+        &[
+            f("iser.flags", "/iser/flags", &["iser.flags"], Num),
+            f(
+                "iser.flags.opcode",
+                "/iser/opcode",
+                &["iser.flags.opcode"],
+                Num,
+            ),
+            f("iser.flags.wsv", "/iser/wsv", &["iser.flags.wsv"], Num),
+            f("iser.flags.rsv", "/iser/rsv", &["iser.flags.rsv"], Num),
+            f(
+                "iser.write_stag",
+                "/iser/write_stag",
+                &["iser.write_stag"],
+                Num,
+            ),
+            f(
+                "iser.write_base_offset",
+                "/iser/write_va",
+                &["iser.write_base_offset"],
+                Num,
+            ),
+            f(
+                "iser.read_stag",
+                "/iser/read_stag",
+                &["iser.read_stag"],
+                Num,
+            ),
+            f(
+                "iser.read_base_offset",
+                "/iser/read_va",
+                &["iser.read_base_offset"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "iscsi",
+        "/iser/iscsi",
+        &["iscsi.opcode"],
+        &[
+            f("iscsi.opcode", "/iser/iscsi/opcode", &["iscsi.opcode"], Num),
+            f(
+                "iscsi.initiatortasktag",
+                "/iser/iscsi/itt",
+                &["iscsi.initiatortasktag"],
+                Num,
+            ),
+            f(
+                "iscsi.totalahslength",
+                "/iser/iscsi/total_ahs_length",
+                &["iscsi.totalahslength"],
+                Num,
+            ),
+            f(
+                "iscsi.datasegmentlength",
+                "/iser/iscsi/data_segment_length",
+                &["iscsi.datasegmentlength"],
+                Num,
+            ),
+            f("iscsi.cmdsn", "/iser/iscsi/cmdsn", &["iscsi.cmdsn"], Num),
+            f("iscsi.statsn", "/iser/iscsi/statsn", &["iscsi.statsn"], Num),
+        ],
+    ),
+    layer(
+        "iscsi.scsicommand",
+        "/iser/iscsi/cdb_opcode",
+        &["iscsi.scsicommand.expecteddatatransferlength"],
+        &[
+            f(
+                "iscsi.scsicommand.R",
+                "/iser/iscsi/read",
+                &["iscsi.scsicommand.R"],
+                Num,
+            ),
+            f(
+                "iscsi.scsicommand.W",
+                "/iser/iscsi/write",
+                &["iscsi.scsicommand.W"],
+                Num,
+            ),
+            f(
+                "iscsi.scsicommand.expecteddatatransferlength",
+                "/iser/iscsi/expected_data_length",
+                &["iscsi.scsicommand.expecteddatatransferlength"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "iscsi.scsiresponse",
+        "/iser/iscsi/residual_count",
+        &["iscsi.scsiresponse.status"],
+        &[
+            f(
+                "iscsi.scsiresponse.status",
+                "/iser/iscsi/scsi_status",
+                &["iscsi.scsiresponse.status"],
+                Num,
+            ),
+            f(
+                "iscsi.scsiresponse.residualcount",
+                "/iser/iscsi/residual_count",
+                &["iscsi.scsiresponse.residualcount"],
+                Num,
+            ),
+            f(
+                "iscsi.request_frame",
+                "/iser/call/frame",
+                &["iscsi.request_frame"],
+                Num,
+            ),
+            f(
+                "iscsi.time",
+                "/iser/call/latency_ns",
+                &["iscsi.time"],
+                SecAsNs,
+            ),
+        ],
+    ),
     // Never in rdmadump's output: present only so that tshark decoding TFTP shows as a difference.
     layer("tftp", "/tftp", &["tftp.opcode"], &[]),
     layer(
@@ -2343,6 +2469,31 @@ const KNOWN: &[Known] = &[
         &["rpc.call", "nfs.call"],
         "A read chunk at XDR position 148 whose RDMA READ is not captured: tshark waits to \
          reassemble and shows no RPC; rdmadump decodes the inline RPC header and operations.",
+    ),
+    known(
+        56,
+        "ulp/iser.pcap",
+        List(&[4, 5, 6, 8, 9, 11, 12, 13]),
+        &["bth.opcode_name"],
+        "For iSER the iSCSI dissector writes the Info column, where the test reads the \
+         opcode name from; the opcode number agrees.",
+    ),
+    known(
+        57,
+        "ulp/iser.pcap",
+        List(&[14]),
+        &["icrc"],
+        "Connection 1 has no CM, so tshark's iSER does not claim the READ(16) SEND; its \
+         RPC-over-RDMA heuristic takes it and throws, which ends the dissection before the ICRC.",
+    ),
+    known(
+        58,
+        "ulp/iser.pcap",
+        List(&[15, 16, 17, 18]),
+        &["iser", "iscsi", "iscsi.scsicommand", "iscsi.scsiresponse"],
+        "The iSER connection whose CM was not captured: tshark recognises iSER only from a CM \
+         REQ for port 3260 and decodes nothing; rdmadump recognises it by traffic from the \
+         first response (frame 15, answering frame 14's ITT).",
     ),
     known(
         28,
