@@ -35,6 +35,7 @@ pub mod opcode;
 pub mod rdeth;
 pub mod reth;
 pub mod rpcrdma;
+pub mod smbd;
 pub mod tcp;
 pub mod udp;
 pub mod vxlan;
@@ -87,6 +88,8 @@ pub enum Layer {
     Rpc,
     Iser,
     Iscsi,
+    SmbDirect,
+    Smb2,
 }
 
 impl Layer {
@@ -134,6 +137,8 @@ impl Layer {
             Layer::Rpc => "rpc",
             Layer::Iser => "iser",
             Layer::Iscsi => "iscsi",
+            Layer::SmbDirect => "smbd",
+            Layer::Smb2 => "smb2",
         }
     }
 }
@@ -279,6 +284,21 @@ macro_rules! get {
     };
 }
 pub(crate) use get;
+
+/// Reads the little-endian field `$field` of a checked view's byte array, for the headers
+/// above RDMA that Windows and NVMe lay out little-endian (SMB Direct, SMB2, NVMe).
+macro_rules! le {
+    (u16, $bytes:expr, $field:expr) => {
+        u16::from_le_bytes(*$crate::wire::get!(sub_at, $bytes, $field))
+    };
+    (u32, $bytes:expr, $field:expr) => {
+        u32::from_le_bytes(*$crate::wire::get!(sub_at, $bytes, $field))
+    };
+    (u64, $bytes:expr, $field:expr) => {
+        u64::from_le_bytes(*$crate::wire::get!(sub_at, $bytes, $field))
+    };
+}
+pub(crate) use le;
 
 // Field readers over the constant range `S..E`. The `const` assertion turns a field of the
 // wrong width or out of range into a compile error, so the index checks below are provably
