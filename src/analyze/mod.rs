@@ -393,6 +393,8 @@ pub struct Analyzer {
     pub rpcrdma: sessions::Sessions,
     /// iSER connections: iSCSI requests and responses.
     pub iser: sessions::Sessions,
+    /// SMB Direct connections: SMB2 requests and responses.
+    pub smbd: sessions::Sessions,
 }
 
 impl Analyzer {
@@ -463,6 +465,7 @@ impl Analyzer {
             nvme: nvme::NvmeQueues::default(),
             rpcrdma: sessions::Sessions::default(),
             iser: sessions::Sessions::default(),
+            smbd: sessions::Sessions::default(),
         }
     }
 
@@ -566,6 +569,7 @@ impl Analyzer {
             Some(crate::dissect::Ulp::Nvme(nvme)) => self.observe_nvme(file, pkt, at, key, nvme),
             Some(crate::dissect::Ulp::Rpc(rpc)) => self.rpcrdma.observe(file, at.frame, rpc),
             Some(crate::dissect::Ulp::Iser(iser)) => self.iser.observe(file, at.frame, iser),
+            Some(crate::dissect::Ulp::Smbd(smbd)) => self.smbd.observe(file, at.frame, smbd),
             None => {}
         }
     }
@@ -737,6 +741,7 @@ impl Analyzer {
         self.nvme.finish();
         self.rpcrdma.finish();
         self.iser.finish();
+        self.smbd.finish();
         self.anomalies
             .kept
             .sort_by_key(|a| (a.at.ts_ns.unwrap_or(0), a.at.file, a.at.frame));

@@ -1,5 +1,6 @@
 //! Calls per upper-layer session, timed from call to reply: what the decoder paired
-//! (`crate::dissect::CallLink`) for RPC-over-RDMA and iSER, counted. The request/response cousin of
+//! (`crate::dissect::CallLink`) for RPC-over-RDMA, iSER and SMB Direct,
+//! counted. The request/response cousin of
 //! `nvme`'s per-queue tally, on a key-agnostic link: the reply carries its call, so a session
 //! only keeps calls still open (to count `unanswered`) and the answered ones. A frame that is
 //! not of these protocols costs the caller one test of `Packet::ulp`.

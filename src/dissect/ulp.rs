@@ -37,6 +37,7 @@ use std::collections::HashMap;
 pub use iser::{IserFrame, IserMsg, request_name as iscsi_request_name};
 pub use rpcrdma::{RpcFrame, call_name as rpc_call_name, is_error_status, program_name};
 pub use session::{CallBody, CallLink, SessionMessage, SessionRef};
+pub use smbd::{ReadWrite, SmbdFrame, SmbdMsg};
 
 use super::{Address, Packet};
 use crate::wire::mad::cm::{CmMsg, ip_service};
@@ -50,6 +51,7 @@ use crate::wire::opcode;
 mod iser;
 mod rpcrdma;
 mod session;
+mod smbd;
 
 /// An upper-layer protocol `--decode` can force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +59,7 @@ pub enum UlpProto {
     NvmeRdma,
     RpcRdma,
     Iser,
+    Smbd,
 }
 
 impl UlpProto {
@@ -65,6 +68,7 @@ impl UlpProto {
             UlpProto::NvmeRdma => "nvme-rdma",
             UlpProto::RpcRdma => "rpcrdma",
             UlpProto::Iser => "iser",
+            UlpProto::Smbd => "smbd",
         }
     }
 }
@@ -97,9 +101,10 @@ impl std::str::FromStr for DecodeAs {
             "nvme-rdma" | "nvme" => UlpProto::NvmeRdma,
             "rpcrdma" | "rpcordma" | "nfs" => UlpProto::RpcRdma,
             "iser" | "iscsi" => UlpProto::Iser,
+            "smbd" | "smb_direct" | "smb" => UlpProto::Smbd,
             other => {
                 return Err(format!(
-                    "unknown protocol `{other}` (known: nvme-rdma, rpcrdma, iser)"
+                    "unknown protocol `{other}` (known: nvme-rdma, rpcrdma, iser, smbd)"
                 ));
             }
         };
@@ -164,6 +169,7 @@ pub enum Ulp<'a> {
     Nvme(Nvme<'a>),
     Rpc(RpcFrame<'a>),
     Iser(IserFrame<'a>),
+    Smbd(SmbdFrame<'a>),
 }
 
 /// One NVMe-oF frame.
@@ -354,7 +360,7 @@ pub struct UlpState {
     outstanding: HashMap<(u32, u16), Outstanding>,
     candidates: Vec<Candidate>,
     pending_reqs: Vec<PendingReq>,
-    /// RPC-over-RDMA and iSER connections.
+    /// RPC-over-RDMA, iSER and SMB Direct connections.
     sessions: session::Sessions,
     reads: Vec<PendingRead>,
 }
@@ -870,7 +876,7 @@ mod tests {
             Ok(DecodeTarget::Port(4420))
         );
         assert!("qp=0x1000000:nvme-rdma".parse::<DecodeAs>().is_err());
-        assert!("qp=1:smb".parse::<DecodeAs>().is_err());
+        assert!("qp=1:smb2".parse::<DecodeAs>().is_err());
         assert_eq!(
             "port=20049:rpcordma".parse::<DecodeAs>().map(|d| d.proto),
             Ok(UlpProto::RpcRdma)
@@ -878,6 +884,10 @@ mod tests {
         assert_eq!(
             "qp=0x555:iser".parse::<DecodeAs>().map(|d| d.proto),
             Ok(UlpProto::Iser)
+        );
+        assert_eq!(
+            "port=5445:smb_direct".parse::<DecodeAs>().map(|d| d.proto),
+            Ok(UlpProto::Smbd)
         );
     }
 }

@@ -275,23 +275,10 @@ pub(super) const ISER: &[Field] = &[
         "how the request went: SCSI status, login status class, or the response's name",
         |p| iser(p).and_then(|f| f.status())
     ),
-    int!(
-        "iser.call.frame",
-        "frame of the request a response answers",
-        |p| link(p).map(|l| l.frame)
-    )
-    .wireshark("iscsi.request_frame"),
-    string!(
-        "iser.call.name",
-        "name of the request a response answers",
-        |p| link(p).map(|l| l.name)
-    ),
-    int!(
-        "iser.call.latency_ns",
-        "from the request to its response, in ns (tshark's iscsi.time is in seconds)",
-        |p| link(p).and_then(|l| l.latency_ns)
-    ),
 ];
+
+pub(super) const CALL: [Field; 3] =
+    call_link_fields!("iser", link, "iscsi.request_frame", "iscsi.time");
 
 pub(super) const PRESENT: &[Field] = &[
     header!("iser", "is iSER", |p| iser(p).is_some()),

@@ -31,6 +31,7 @@ mod nvme_read;
 pub mod parquet;
 mod rpcrdma_read;
 mod scalars;
+mod smbd_read;
 pub mod text;
 mod text_other;
 pub mod time;

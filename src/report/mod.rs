@@ -77,6 +77,9 @@ pub struct Report<'a> {
     /// Per iSER connection: iSCSI requests, latency, errors; absent without iSER.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub iser: Vec<sessions::SessionRow>,
+    /// Per SMB Direct connection: SMB2 requests, latency, errors; absent without SMB Direct.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub smbd: Vec<sessions::SessionRow>,
     #[serde(serialize_with = "summary::anomaly_counts")]
     pub anomaly_counts: &'a AnomalySink,
     pub anomalies_omitted: u64,
@@ -144,6 +147,7 @@ impl<'a> Report<'a> {
             nvme: nvme::rows(analyzer),
             rpcrdma: sessions::rpcrdma_rows(analyzer),
             iser: sessions::iser_rows(analyzer),
+            smbd: sessions::smbd_rows(analyzer),
             anomaly_counts: sink,
             anomalies_omitted: sink.total() - sink.kept.len() as u64,
             anomalies_limit: sink.limit() as u64,

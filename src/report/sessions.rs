@@ -1,4 +1,4 @@
-//! The `rpcrdma` and `iser` sections of `analyze`: per connection, its calls by name, their latency
+//! The `rpcrdma`, `iser` and `smbd` sections of `analyze`: per connection, its calls by name, their latency
 //! (call to reply), bytes moved by chunks, errors by status, and the slowest calls. Absent
 //! when the capture has none.
 
@@ -83,4 +83,8 @@ pub fn rpcrdma_rows(analyzer: &Analyzer) -> Vec<SessionRow> {
 
 pub fn iser_rows(analyzer: &Analyzer) -> Vec<SessionRow> {
     rows_of(&analyzer.iser)
+}
+
+pub fn smbd_rows(analyzer: &Analyzer) -> Vec<SessionRow> {
+    rows_of(&analyzer.smbd)
 }

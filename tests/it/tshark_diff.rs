@@ -1987,6 +1987,214 @@ const LAYERS: &[Layer] = &[
             ),
         ],
     ),
+    // SMB Direct (MS-SMBD) and the SMB2 message inside (MS-SMB2). tshark 4.0's smb_direct
+    // heuristic decodes any SEND that looks like one, CM or not.
+    layer(
+        "smb_direct",
+        "/smbd",
+        &["smb_direct.credits.requested"],
+        &[
+            f(
+                "smb_direct.version.min",
+                "/smbd/min_version",
+                &["smb_direct.version.min"],
+                Num,
+            ),
+            f(
+                "smb_direct.version.max",
+                "/smbd/max_version",
+                &["smb_direct.version.max"],
+                Num,
+            ),
+            f(
+                "smb_direct.version.negotiated",
+                "/smbd/negotiated_version",
+                &["smb_direct.version.negotiated"],
+                Num,
+            ),
+            f(
+                "smb_direct.credits.requested",
+                "/smbd/credits_requested",
+                &["smb_direct.credits.requested"],
+                Num,
+            ),
+            f(
+                "smb_direct.credits.granted",
+                "/smbd/credits_granted",
+                &["smb_direct.credits.granted"],
+                Num,
+            ),
+            f(
+                "smb_direct.status",
+                "/smbd/nt_status",
+                &["smb_direct.status"],
+                Num,
+            ),
+            f(
+                "smb_direct.max_read_write_size",
+                "/smbd/max_read_write_size",
+                &["smb_direct.max_read_write_size"],
+                Num,
+            ),
+            f(
+                "smb_direct.preferred_send_size",
+                "/smbd/preferred_send_size",
+                &["smb_direct.preferred_send_size"],
+                Num,
+            ),
+            f(
+                "smb_direct.max_receive_size",
+                "/smbd/max_receive_size",
+                &["smb_direct.max_receive_size"],
+                Num,
+            ),
+            f(
+                "smb_direct.max_fragmented_size",
+                "/smbd/max_fragmented_size",
+                &["smb_direct.max_fragmented_size"],
+                Num,
+            ),
+            f(
+                "smb_direct.flags",
+                "/smbd/flags",
+                &["smb_direct.flags"],
+                Num,
+            ),
+            f(
+                "smb_direct.remaining_length",
+                "/smbd/remaining_length",
+                &["smb_direct.remaining_length"],
+                Num,
+            ),
+            f(
+                "smb_direct.data_offset",
+                "/smbd/data_offset",
+                &["smb_direct.data_offset"],
+                Num,
+            ),
+            f(
+                "smb_direct.data_length",
+                "/smbd/data_length",
+                &["smb_direct.data_length"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "smb2",
+        "/smbd/smb2",
+        &["smb2.cmd"],
+        &[
+            f("smb2.cmd", "/smbd/smb2/command", &["smb2.cmd"], Num),
+            f(
+                "smb2.msg_id",
+                "/smbd/smb2/message_id",
+                &["smb2.msg_id"],
+                Num,
+            ),
+            f(
+                "smb2.header_len",
+                "/smbd/smb2/header_length",
+                &["smb2.header_len"],
+                Num,
+            ),
+            f("smb2.flags", "/smbd/smb2/flags", &["smb2.flags"], Num),
+            f(
+                "smb2.chain_offset",
+                "/smbd/smb2/next_command",
+                &["smb2.chain_offset"],
+                Num,
+            ),
+            f("smb2.sesid", "/smbd/smb2/session_id", &["smb2.sesid"], Num),
+            f("smb2.tid", "/smbd/smb2/tree_id", &["smb2.tid"], Num),
+            f(
+                "smb2.nt_status",
+                "/smbd/smb2/nt_status",
+                &["smb2.nt_status"],
+                Num,
+            ),
+            f(
+                "smb2.credits.requested",
+                "/smbd/smb2/credits_requested",
+                &["smb2.credits.requested"],
+                Num,
+            ),
+            f(
+                "smb2.credits.granted",
+                "/smbd/smb2/credits_granted",
+                &["smb2.credits.granted"],
+                Num,
+            ),
+            f(
+                "smb2.read_length",
+                "/smbd/smb2/read_length",
+                &["smb2.read_length"],
+                Num,
+            ),
+            f(
+                "smb2.read_remaining",
+                "/smbd/smb2/data_remaining",
+                &["smb2.read_remaining"],
+                Num,
+            ),
+            f(
+                "smb2.write_length",
+                "/smbd/smb2/write_length",
+                &["smb2.write_length"],
+                Num,
+            ),
+            f(
+                "smb2.file_offset",
+                "/smbd/smb2/file_offset",
+                &["smb2.file_offset"],
+                Num,
+            ),
+            f("smb2.channel", "/smbd/smb2/channel", &["smb2.channel"], Num),
+            f(
+                "smb2.remaining_bytes",
+                "/smbd/smb2/remaining_bytes",
+                &["smb2.remaining_bytes"],
+                Num,
+            ),
+            f(
+                "smb2.buffer_descriptor.offset",
+                "/smbd/smb2/buffers/*/offset",
+                &["smb2.buffer_descriptor.offset"],
+                NumList,
+            ),
+            f(
+                "smb2.buffer_descriptor.token",
+                "/smbd/smb2/buffers/*/token",
+                &["smb2.buffer_descriptor.token"],
+                NumList,
+            ),
+            f(
+                "smb2.buffer_descriptor.length",
+                "/smbd/smb2/buffers/*/length",
+                &["smb2.buffer_descriptor.length"],
+                NumList,
+            ),
+        ],
+    ),
+    layer(
+        "smb2.response_to",
+        "/smbd/call/frame",
+        &["smb2.response_to"],
+        &[
+            f(
+                "smb2.response_to",
+                "/smbd/call/frame",
+                &["smb2.response_to"],
+                Num,
+            ),
+            f(
+                "smb2.time",
+                "/smbd/call/latency_ns",
+                &["smb2.time"],
+                SecAsNs,
+            ),
+        ],
+    ),
     // Never in rdmadump's output: present only so that tshark decoding TFTP shows as a difference.
     layer("tftp", "/tftp", &["tftp.opcode"], &[]),
     layer(
@@ -2494,6 +2702,47 @@ const KNOWN: &[Known] = &[
         "The iSER connection whose CM was not captured: tshark recognises iSER only from a CM \
          REQ for port 3260 and decodes nothing; rdmadump recognises it by traffic from the \
          first response (frame 15, answering frame 14's ITT).",
+    ),
+    known(
+        59,
+        "ulp/smbd.pcap",
+        List(&[4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19]),
+        &["bth.opcode_name"],
+        "For SMB Direct the SMBDirect or SMB2 dissector writes the Info column, where the test \
+         reads the opcode name from; the opcode number agrees.",
+    ),
+    known(
+        60,
+        "ulp/smbd.pcap",
+        List(&[5]),
+        &["smb2.response_to"],
+        "rdmadump pairs the SMB Direct negotiate response with its request and times it \
+         (smbd.call); tshark links only SMB2 messages.",
+    ),
+    known(
+        61,
+        "ulp/smbd.pcap",
+        List(&[11]),
+        &["smb2.response_to"],
+        "The interim STATUS_PENDING response: tshark links it to the WRITE; rdmadump times \
+         the WRITE to its final response (frame 12) and leaves the interim one unlinked.",
+    ),
+    known(
+        62,
+        "ulp/smbd.pcap",
+        List(&[15]),
+        &["smb_direct", "smb2"],
+        "tshark's smb_direct heuristic decodes any SEND that looks like SMB Direct; rdmadump \
+         learns a connection without CM only from a request answered by a response with its \
+         message ID, so the first request stays undecoded.",
+    ),
+    known(
+        63,
+        "ulp/smbd.pcap",
+        List(&[16, 18]),
+        &["smb2.response_to"],
+        "Without CM, tshark keys the SMB2 conversation by the QP each SEND goes to, different \
+         for request and response, so it does not pair them; rdmadump pairs them by message ID.",
     ),
     known(
         28,

@@ -1,4 +1,4 @@
-//! The upper-layer protocols beside NVMe-oF (RPC-over-RDMA, iSER), against
+//! The upper-layer protocols beside NVMe-oF (RPC-over-RDMA, iSER, SMB Direct), against
 //! fixtures/ulp/expected.json, whose truth fixtures/gen/make_ulp.py and
 //! make_ulp_storage.py typed by hand from the messages they assembled.
 
@@ -212,7 +212,7 @@ fn rpcrdma_analyze_times_each_connection_as_typed_by_hand() {
 }
 
 #[test]
-fn a_capture_without_rpcrdma_or_iser_has_no_such_section() {
+fn a_capture_without_these_protocols_has_no_such_section() {
     let out = rdmadump(&[
         "analyze",
         "--json",
@@ -220,7 +220,7 @@ fn a_capture_without_rpcrdma_or_iser_has_no_such_section() {
     ]);
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let frames = read_json(&fixture("nvme/nvme_rdma.pcap"), &[]);
-    for layer in ["rpcrdma", "iser"] {
+    for layer in ["rpcrdma", "iser", "smbd"] {
         assert!(report.get(layer).is_none(), "{layer}");
         assert!(frames.iter().all(|f| f.get(layer).is_none()), "{layer}");
     }
@@ -229,6 +229,12 @@ fn a_capture_without_rpcrdma_or_iser_has_no_such_section() {
     assert!(frames.iter().all(|f| f.get("rpcrdma").is_none()));
     let frames = read_json(std::path::Path::new(&capture("rpcrdma")), &[]);
     assert!(frames.iter().all(|f| f.get("iser").is_none()));
+    let frames = read_json(std::path::Path::new(&capture("smbd")), &[]);
+    assert!(
+        frames
+            .iter()
+            .all(|f| f.get("iser").is_none() && f.get("rpcrdma").is_none())
+    );
 }
 
 #[test]
@@ -291,4 +297,80 @@ fn iser_decode_as_names_a_connection_traffic_has_not_taught_yet() {
 #[test]
 fn iser_analyze_times_each_connection_as_typed_by_hand() {
     check_analysis("iser");
+}
+
+#[test]
+fn smbd_negotiate_data_messages_and_smb2_decode_as_assembled() {
+    check_frames("smbd", "smbd", &[]);
+}
+
+#[test]
+fn smbd_text_lines_name_the_smb2_command() {
+    let out = rdmadump(&["read", &capture("smbd")]);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    for (frame, tail) in [
+        (4, "| SMBD NegotiateRequest credits 255"),
+        (
+            6,
+            "| SMB2 READ Request mid 5 len 65536 off 0 channel RDMA_V1",
+        ),
+        (
+            9,
+            "| SMB2 WRITE Request mid 6 len 32768 off 65536 channel RDMA_V1",
+        ),
+        (11, "| SMB2 WRITE Response mid 6 STATUS_PENDING"),
+        (
+            12,
+            "| SMB2 WRITE Response mid 6 STATUS_SUCCESS call frame 9 latency 500.000 us",
+        ),
+        (17, "| SMB2 FLUSH Request mid 21 (compounded)"),
+    ] {
+        assert!(lines[frame - 1].ends_with(tail), "{}", lines[frame - 1]);
+    }
+    assert!(!lines[14].contains('|'), "{}", lines[14]);
+}
+
+#[test]
+fn smbd_fields_answer_to_wiresharks_names() {
+    let rows = field_rows(
+        "smbd",
+        &[
+            "smb_direct.credits.granted",
+            "smb2.cmd",
+            "smb2.msg_id",
+            "smb2.nt_status",
+            "smb2.buffer_descriptor.token",
+            "smbd.call.latency_ns",
+        ],
+        "smb_direct",
+    );
+    assert!(
+        rows.iter().any(|r| r == "6\t10\t8\t5\t\t3235774465\t"),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r == "14\t254\t5\t7\t3221225524\t\t80000"),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter().any(|r| r == "5\t255\t\t\t\t\t50000"),
+        "{rows:?}"
+    );
+    assert!(!rows.iter().any(|r| r.starts_with("15\t")), "{rows:?}");
+    assert_eq!(rows.len(), 13, "{rows:?}");
+    assert_eq!(field_rows("smbd", &[], "smb2").len(), 11);
+}
+
+#[test]
+fn smbd_decode_as_names_a_connection_traffic_has_not_taught_yet() {
+    // Forced on the server QP of connection 1, its first request (frame 15) is decoded too.
+    let request = forced("smbd", "0x644", 15, 200000);
+    assert_eq!(request["smb2"]["command_name"], "READ");
+}
+
+#[test]
+fn smbd_analyze_times_each_connection_as_typed_by_hand() {
+    check_analysis("smbd");
 }

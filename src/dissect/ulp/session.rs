@@ -196,11 +196,12 @@ fn cm_port(proto: UlpProto) -> Option<u16> {
     match proto {
         UlpProto::RpcRdma => Some(crate::wire::rpcrdma::NFS_RDMA_PORT),
         UlpProto::Iser => Some(crate::wire::iser::ISER_PORT),
+        UlpProto::Smbd => Some(crate::wire::smbd::SMBD_PORT),
         UlpProto::NvmeRdma => None,
     }
 }
 
-const SESSION_PROTOS: [UlpProto; 2] = [UlpProto::RpcRdma, UlpProto::Iser];
+const SESSION_PROTOS: [UlpProto; 3] = [UlpProto::RpcRdma, UlpProto::Iser, UlpProto::Smbd];
 
 /// A CM REQ for one of the protocols' ports (or one `--decode port=` names): the caller's
 /// QP carries it from now on, and the REP will name the callee's.
@@ -263,7 +264,10 @@ pub(super) fn cm_rep(pkt: &Packet<'_>, state: &mut UlpState, cm: &Cm<'_>, remote
 /// protocols' calls can teach anything: a few compares, on SENDs only.
 #[inline]
 pub(super) fn could_start(pkt: &Packet<'_>) -> bool {
-    super::rpcrdma::could_start(pkt.payload) || super::iser::could_start(pkt.payload)
+    let payload = pkt.payload;
+    super::rpcrdma::could_start(payload)
+        || super::iser::could_start(payload)
+        || super::smbd::could_start(payload)
 }
 
 /// A SEND to a QP of a known session: decodes it and pairs it.
@@ -283,6 +287,7 @@ pub(super) fn on_send(pkt: &mut Packet<'_>, state: &mut UlpState, session: u32) 
 pub(super) enum Parsed<'a> {
     Rpc(super::rpcrdma::RpcFrame<'a>),
     Iser(super::iser::IserFrame<'a>),
+    Smbd(super::smbd::SmbdFrame<'a>),
 }
 
 impl<'a> Parsed<'a> {
@@ -298,6 +303,11 @@ impl<'a> Parsed<'a> {
                 f.call = link;
                 super::Ulp::Iser(f)
             }
+            Parsed::Smbd(mut f) => {
+                f.session = session;
+                f.call = link;
+                super::Ulp::Smbd(f)
+            }
         }
     }
 }
@@ -308,6 +318,7 @@ fn parse<'a>(proto: UlpProto, pkt: &Packet<'a>) -> Option<(Exchange, Parsed<'a>)
     let (exchange, parsed) = match proto {
         UlpProto::RpcRdma => super::rpcrdma::parse(pkt.payload)?,
         UlpProto::Iser => super::iser::parse(pkt.payload)?,
+        UlpProto::Smbd => super::smbd::parse(pkt.payload)?,
         UlpProto::NvmeRdma => return None,
     };
     let exchange = match exchange {
@@ -404,6 +415,7 @@ impl Parsed<'_> {
         match self {
             Parsed::Rpc(f) => f.teaches(),
             Parsed::Iser(f) => f.teaches(),
+            Parsed::Smbd(f) => f.teaches(),
         }
     }
 }
