@@ -283,6 +283,14 @@ pub(super) const SMBD: &[Field] = &[
         })
     ),
     int!(
+        "smbd.smb2.write_remaining",
+        "WRITE response: Remaining",
+        |p| rw(p).and_then(|b| match b {
+            ReadWrite::WriteResponse(w) => Some(w.remaining()),
+            _ => None,
+        })
+    ),
+    int!(
         "smbd.smb2.file_offset",
         "READ or WRITE request: offset in the file",
         |p| rw(p).and_then(|b| match b {
