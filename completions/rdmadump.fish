@@ -35,7 +35,7 @@ complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "man" -d 'Print th
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "fields" -d 'List every field a filter can name, with its type, description and Wireshark names'
 complete -c rdmadump -n "__fish_rdmadump_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s d -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark\'s Decode As, -d udp.port==PORT,infiniband, is the same' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l decode -d 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark\'s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma (repeatable)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l decode -d 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark\'s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma, port=3261:iser, qp=0x644:smbd (repeatable)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'; @FILE reads EXPR from FILE' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l filter-file -d 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -l qp -d 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages' -r
@@ -73,7 +73,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s V -l verbose 
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s x -l hex -d 'Under each frame\'s line, its captured bytes in hex and ASCII (as tshark -x)'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s d -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark\'s Decode As, -d udp.port==PORT,infiniband, is the same' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l decode -d 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark\'s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma (repeatable)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l decode -d 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark\'s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma, port=3261:iser, qp=0x644:smbd (repeatable)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'; @FILE reads EXPR from FILE' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l filter-file -d 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand analyze" -l qp -d 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages' -r
@@ -134,7 +134,7 @@ complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -l no-mmap -d 'R
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand info" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s d -l roce-port -d 'Also take UDP destination PORT as RoCE v2 (repeatable; 4791 always is). tshark\'s Decode As, -d udp.port==PORT,infiniband, is the same' -r
-complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l decode -d 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark\'s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma (repeatable)' -r
+complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l decode -d 'Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like Wireshark\'s Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma, port=3261:iser, qp=0x644:smbd (repeatable)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -s Y -l filter -d 'Only packets matching EXPR, e.g. \'bth.dest_qp == 0xb01 && aeth.kind == "nak"\'; @FILE reads EXPR from FILE' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l filter-file -d 'Only packets matching the filter in FILE, as -Y @FILE: for a filter longer than a command line takes (128 KiB)' -r
 complete -c rdmadump -n "__fish_rdmadump_using_subcommand export" -l qp -d 'Only packets to this destination QP (decimal or 0x hex); analyze keeps the whole connection it belongs to: both ends, both directions, and its CM messages' -r

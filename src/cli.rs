@@ -149,8 +149,8 @@ pub struct InputArgs {
     pub roce_ports: Vec<u16>,
 
     /// Decode RC SENDs to a QP, or CM REQs for a port, as an upper protocol, like
-    /// Wireshark's Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma
-    /// (repeatable)
+    /// Wireshark's Decode As: qp=0x8d:nvme-rdma, port=4421:nvme-rdma, qp=0x444:rpcrdma,
+    /// port=3261:iser, qp=0x644:smbd (repeatable)
     #[arg(long = "decode", value_name = "TARGET:PROTO")]
     pub decode: Vec<crate::dissect::DecodeAs>,
 

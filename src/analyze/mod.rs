@@ -391,6 +391,10 @@ pub struct Analyzer {
     pub nvme: nvme::NvmeQueues,
     /// RPC-over-RDMA connections: calls and replies.
     pub rpcrdma: sessions::Sessions,
+    /// iSER connections: iSCSI requests and responses.
+    pub iser: sessions::Sessions,
+    /// SMB Direct connections: SMB2 requests and responses.
+    pub smbd: sessions::Sessions,
 }
 
 impl Analyzer {
@@ -460,6 +464,8 @@ impl Analyzer {
             priorities: priorities::PriorityCounts::default(),
             nvme: nvme::NvmeQueues::default(),
             rpcrdma: sessions::Sessions::default(),
+            iser: sessions::Sessions::default(),
+            smbd: sessions::Sessions::default(),
         }
     }
 
@@ -561,7 +567,9 @@ impl Analyzer {
         }
         match &pkt.ulp {
             Some(crate::dissect::Ulp::Nvme(nvme)) => self.observe_nvme(file, pkt, at, key, nvme),
-            Some(crate::dissect::Ulp::Rpc(rpc)) => self.rpcrdma.observe_rpc(file, at.frame, rpc),
+            Some(crate::dissect::Ulp::Rpc(rpc)) => self.rpcrdma.observe(file, at.frame, rpc),
+            Some(crate::dissect::Ulp::Iser(iser)) => self.iser.observe(file, at.frame, iser),
+            Some(crate::dissect::Ulp::Smbd(smbd)) => self.smbd.observe(file, at.frame, smbd),
             None => {}
         }
     }
@@ -732,6 +740,8 @@ impl Analyzer {
         self.pfc.finish(&mut self.anomalies);
         self.nvme.finish();
         self.rpcrdma.finish();
+        self.iser.finish();
+        self.smbd.finish();
         self.anomalies
             .kept
             .sort_by_key(|a| (a.at.ts_ns.unwrap_or(0), a.at.file, a.at.frame));

@@ -1,12 +1,13 @@
 //! Calls per upper-layer session, timed from call to reply: what the decoder paired
-//! (`crate::dissect::CallLink`) for RPC-over-RDMA, counted. The request/response cousin of
+//! (`crate::dissect::CallLink`) for RPC-over-RDMA, iSER and SMB Direct,
+//! counted. The request/response cousin of
 //! `nvme`'s per-queue tally, on a key-agnostic link: the reply carries its call, so a session
 //! only keeps calls still open (to count `unanswered`) and the answered ones. A frame that is
 //! not of these protocols costs the caller one test of `Packet::ulp`.
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::dissect::{CallLink, RecognisedBy, SessionRef};
+use crate::dissect::{CallLink, RecognisedBy, SessionMessage, SessionRef};
 
 pub use super::nvme::{SLOWEST, percentile};
 
@@ -137,20 +138,14 @@ impl SessionStats {
 }
 
 impl Sessions {
-    /// An RPC-over-RDMA frame: a call is counted by name, a reply (or RDMA_ERROR) closes its
-    /// call with the status it gives.
-    pub fn observe_rpc(&mut self, file: usize, frame: u64, rpc: &crate::dissect::RpcFrame<'_>) {
-        if let Some(call) = rpc.rpc_call() {
-            self.call(
-                file,
-                rpc.session,
-                frame,
-                crate::dissect::rpc_call_name(&call),
-            );
-        } else if let Some(link) = &rpc.call {
-            let status = rpc.status().unwrap_or("unknown");
-            let failed = rpc.status().is_some_and(crate::dissect::is_error_status);
-            self.reply(file, rpc.session, frame, link, status, failed);
+    /// A frame of a request/response protocol: a request is counted by name, a response
+    /// closes its request with the outcome it gives.
+    pub fn observe(&mut self, file: usize, frame: u64, msg: &impl SessionMessage) {
+        if let Some(name) = msg.request_name() {
+            self.call(file, msg.session(), frame, name);
+        } else if let Some(link) = msg.answered() {
+            let status = msg.outcome().unwrap_or("unknown");
+            self.reply(file, msg.session(), frame, link, status, msg.failed());
         }
     }
 }

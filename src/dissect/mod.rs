@@ -26,9 +26,10 @@ pub use state::{
     Decoder, FrameClocks, IPOIB_QP_CAPACITY, IpoibCmState, IpoibQps, decode_with_state,
 };
 pub use ulp::{
-    CallBody, CallLink, CommandLink, DecodeAs, DecodeTarget, Nvme, NvmeMsg, QueueRef, RecognisedBy,
-    RpcFrame, SessionRef, Transfer, Ulp, UlpProto, UlpState, command_detail, command_name,
-    is_error_status, program_name, rpc_call_name, sgl_type_name,
+    CallBody, CallLink, CommandLink, DecodeAs, DecodeTarget, IserFrame, IserMsg, Nvme, NvmeMsg,
+    QueueRef, ReadWrite, RecognisedBy, RpcFrame, SessionMessage, SessionRef, SmbdFrame, SmbdMsg,
+    Transfer, Ulp, UlpProto, UlpState, command_detail, command_name, is_error_status,
+    iscsi_request_name, program_name, rpc_call_name, sgl_type_name,
 };
 
 use std::net::{IpAddr, Ipv4Addr};

@@ -34,8 +34,10 @@
 
 use std::collections::HashMap;
 
+pub use iser::{IserFrame, IserMsg, request_name as iscsi_request_name};
 pub use rpcrdma::{RpcFrame, call_name as rpc_call_name, is_error_status, program_name};
-pub use session::{CallBody, CallLink, SessionRef};
+pub use session::{CallBody, CallLink, SessionMessage, SessionRef};
+pub use smbd::{ReadWrite, SmbdFrame, SmbdMsg};
 
 use super::{Address, Packet};
 use crate::wire::mad::cm::{CmMsg, ip_service};
@@ -46,14 +48,18 @@ use crate::wire::nvme::sqe::{SQE_LEN, Sqe};
 use crate::wire::nvme::{NVME_RDMA_PORT, sgl};
 use crate::wire::opcode;
 
+mod iser;
 mod rpcrdma;
 mod session;
+mod smbd;
 
 /// An upper-layer protocol `--decode` can force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UlpProto {
     NvmeRdma,
     RpcRdma,
+    Iser,
+    Smbd,
 }
 
 impl UlpProto {
@@ -61,6 +67,8 @@ impl UlpProto {
         match self {
             UlpProto::NvmeRdma => "nvme-rdma",
             UlpProto::RpcRdma => "rpcrdma",
+            UlpProto::Iser => "iser",
+            UlpProto::Smbd => "smbd",
         }
     }
 }
@@ -92,9 +100,11 @@ impl std::str::FromStr for DecodeAs {
         let proto = match proto {
             "nvme-rdma" | "nvme" => UlpProto::NvmeRdma,
             "rpcrdma" | "rpcordma" | "nfs" => UlpProto::RpcRdma,
+            "iser" | "iscsi" => UlpProto::Iser,
+            "smbd" | "smb_direct" | "smb" => UlpProto::Smbd,
             other => {
                 return Err(format!(
-                    "unknown protocol `{other}` (known: nvme-rdma, rpcrdma)"
+                    "unknown protocol `{other}` (known: nvme-rdma, rpcrdma, iser, smbd)"
                 ));
             }
         };
@@ -158,6 +168,8 @@ pub struct QueueRef {
 pub enum Ulp<'a> {
     Nvme(Nvme<'a>),
     Rpc(RpcFrame<'a>),
+    Iser(IserFrame<'a>),
+    Smbd(SmbdFrame<'a>),
 }
 
 /// One NVMe-oF frame.
@@ -348,7 +360,7 @@ pub struct UlpState {
     outstanding: HashMap<(u32, u16), Outstanding>,
     candidates: Vec<Candidate>,
     pending_reqs: Vec<PendingReq>,
-    /// RPC-over-RDMA connections.
+    /// RPC-over-RDMA, iSER and SMB Direct connections.
     sessions: session::Sessions,
     reads: Vec<PendingRead>,
 }
@@ -864,10 +876,18 @@ mod tests {
             Ok(DecodeTarget::Port(4420))
         );
         assert!("qp=0x1000000:nvme-rdma".parse::<DecodeAs>().is_err());
-        assert!("qp=1:smb".parse::<DecodeAs>().is_err());
+        assert!("qp=1:smb2".parse::<DecodeAs>().is_err());
         assert_eq!(
             "port=20049:rpcordma".parse::<DecodeAs>().map(|d| d.proto),
             Ok(UlpProto::RpcRdma)
+        );
+        assert_eq!(
+            "qp=0x555:iser".parse::<DecodeAs>().map(|d| d.proto),
+            Ok(UlpProto::Iser)
+        );
+        assert_eq!(
+            "port=5445:smb_direct".parse::<DecodeAs>().map(|d| d.proto),
+            Ok(UlpProto::Smbd)
         );
     }
 }

@@ -261,6 +261,39 @@ macro_rules! protocol {
     };
 }
 
+/// The fields a request/response protocol over RDMA gives a reply, from the call it answers
+/// (`$link`: the packet's `CallLink`): its frame (under Wireshark's `$frame`), its name, and
+/// the latency, which Wireshark gives in seconds as `$time`.
+macro_rules! call_link_fields {
+    ($proto:literal, $link:expr, $frame:literal, $time:literal) => {
+        [
+            Field::new(
+                concat!($proto, ".call.frame"),
+                Type::Int,
+                "frame of the call a reply answers",
+                |p| $link(p).map(|l| Value::Int(l.frame)),
+            )
+            .wireshark($frame),
+            Field::new(
+                concat!($proto, ".call.name"),
+                Type::Str,
+                "name of the call a reply answers",
+                |p| $link(p).map(|l| Value::Str(l.name)),
+            ),
+            Field::new(
+                concat!($proto, ".call.latency_ns"),
+                Type::Int,
+                concat!(
+                    "from the call to its reply, in ns (tshark's ",
+                    $time,
+                    " is in seconds)"
+                ),
+                |p| $link(p).and_then(|l| l.latency_ns).map(Value::Int),
+            ),
+        ]
+    };
+}
+
 /// A field that occurs several times: `$e` gives occurrence `$i` of packet `$p`, of at most
 /// `$max` ([`MAX_ELEMENTS`] unless given).
 macro_rules! each {
@@ -283,14 +316,17 @@ mod cm;
 mod frame;
 mod ip;
 mod ipoib;
+mod iser;
 mod link;
 mod mad;
 mod nvme;
 mod pfc;
 mod protocols;
 mod rpcrdma;
+mod smbd;
 
 pub use rpcrdma::list_len as rpcrdma_list_len;
+pub use smbd::list_len as smbd_list_len;
 mod tunnels;
 
 fn int<T: Into<u64>>(v: T) -> Value {
@@ -334,6 +370,11 @@ const OWN_ORDER: &[&[Field]] = &[
     cm::CM,
     nvme::NVME,
     rpcrdma::RPCRDMA,
+    &rpcrdma::CALL,
+    iser::ISER,
+    &iser::CALL,
+    smbd::SMBD,
+    &smbd::CALL,
     tunnels::TUNNELS,
     tunnels::PRESENT,
     link::ETH_PRESENT,
@@ -349,6 +390,8 @@ const OWN_ORDER: &[&[Field]] = &[
     cm::PRESENT,
     nvme::PRESENT,
     rpcrdma::PRESENT,
+    iser::PRESENT,
+    smbd::PRESENT,
     frame::CAPTURE_HEADERS_PRESENT,
 ];
 

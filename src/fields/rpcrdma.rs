@@ -324,22 +324,6 @@ pub(super) const RPCRDMA: &[Field] = &[
         "how the call went: NFS status, RPC status, or RDMA_ERROR code",
         |p| rpcrdma(p).and_then(|f| f.status())
     ),
-    int!(
-        "rpcrdma.call.frame",
-        "frame of the call a reply answers",
-        |p| link(p).map(|l| l.frame)
-    )
-    .wireshark("rpc.reqframe"),
-    string!(
-        "rpcrdma.call.name",
-        "name of the call a reply answers",
-        |p| link(p).map(|l| l.name)
-    ),
-    int!(
-        "rpcrdma.call.latency_ns",
-        "from the call to its reply, in ns (tshark's rpc.time is in seconds)",
-        |p| link(p).and_then(|l| l.latency_ns)
-    ),
 ];
 
 /// Values Wireshark shows on calls and replies alike, or splits by NFS version.
@@ -384,6 +368,8 @@ pub(super) const WIRESHARK: &[Field] = &[
         .wireshark_only()
     },
 ];
+
+pub(super) const CALL: [Field; 3] = call_link_fields!("rpcrdma", link, "rpc.reqframe", "rpc.time");
 
 pub(super) const PRESENT: &[Field] = &[
     header!("rpcrdma", "is RPC-over-RDMA", |p| rpcrdma(p).is_some()),

@@ -26,7 +26,7 @@ pub static NOT_DECODED: &[(&str, &str)] = &[
 /// Wireshark's upper-layer protocols over RDMA, which rdmadump does not decode yet: their
 /// names (and their fields') say so rather than "unknown field". Once one is decoded, its
 /// protocol field in the catalogue (`Field::protocol`) takes the name, and it leaves here.
-pub const NOT_DECODED_YET: &[&str] = &["smb_direct", "iser"];
+pub const NOT_DECODED_YET: &[&str] = &[];
 
 /// The Wireshark protocol prefixes rdmadump shares, for "not decoded" rather than
 /// "unknown field".

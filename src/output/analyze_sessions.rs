@@ -1,4 +1,4 @@
-//! The RPC-over-RDMA section of `analyze`'s text report: one table of connections, then each
+//! The RPC-over-RDMA, iSER and SMB Direct sections of `analyze`'s text report: one table of connections, then each
 //! connection's slowest calls.
 
 use std::fmt::Write;
@@ -75,4 +75,6 @@ fn render_rows(out: &mut String, title: &str, key: &str, rows: &[SessionRow], st
 
 pub fn render(out: &mut String, a: &Report<'_>, style: Style) {
     render_rows(out, "RPC-over-RDMA", "xid", &a.rpcrdma, style);
+    render_rows(out, "iSER", "itt", &a.iser, style);
+    render_rows(out, "SMB Direct", "message id", &a.smbd, style);
 }

@@ -51,6 +51,8 @@ pub fn write_packet(out: &mut Vec<u8>, pkt: &Packet<'_>, file: Option<&str>) {
         match &pkt.ulp {
             Some(Ulp::Nvme(nvme)) => super::nvme_read::write_json(&mut o, nvme),
             Some(Ulp::Rpc(rpc)) => super::rpcrdma_read::write_json(&mut o, rpc),
+            Some(Ulp::Iser(iser)) => super::iser_read::write_json(&mut o, iser),
+            Some(Ulp::Smbd(smbd)) => super::smbd_read::write_json(&mut o, smbd),
             None => {}
         }
         if let Some(pfc) = &pkt.pfc {

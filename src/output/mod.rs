@@ -12,6 +12,7 @@ mod analyze_sessions;
 #[cfg(feature = "cli")]
 pub mod analyze_text;
 pub mod atomic;
+mod call_link;
 pub mod fastjson;
 pub mod fields;
 #[cfg(feature = "cli")]
@@ -20,6 +21,7 @@ pub mod hexdump;
 #[cfg(feature = "cli")]
 pub mod html;
 pub mod info;
+mod iser_read;
 pub mod json;
 pub mod jsonw;
 pub mod mad_json;
@@ -29,6 +31,7 @@ mod nvme_read;
 pub mod parquet;
 mod rpcrdma_read;
 mod scalars;
+mod smbd_read;
 pub mod text;
 mod text_other;
 pub mod time;

@@ -4,8 +4,9 @@
 
 use std::io::Write;
 
+use super::call_link::{self, write_tail};
 use super::jsonw::Obj;
-use crate::dissect::{CallLink, RpcFrame, rpc_call_name};
+use crate::dissect::{RpcFrame, rpc_call_name};
 use crate::wire::rpcrdma::header;
 use crate::wire::rpcrdma::nfs::{self, COMPOUND, Compound, NFS_PROGRAM};
 use crate::wire::rpcrdma::rpc::RpcMessage;
@@ -17,13 +18,6 @@ fn compound<'a>(f: &RpcFrame<'a>) -> Option<Compound<'a>> {
     (h.program() == NFS_PROGRAM && h.version() == 4 && h.procedure() == COMPOUND)
         .then(|| Compound::of_args(call.args))
         .flatten()
-}
-
-fn write_link_tail(out: &mut Vec<u8>, link: &CallLink) {
-    let _ = write!(out, " call frame {}", link.frame);
-    if let Some(ns) = link.latency_ns {
-        let _ = write!(out, " latency {}.{:03} us", ns / 1000, ns % 1000);
-    }
 }
 
 /// What a call is called in a summary: `NFS READ`, `MOUNT`, `RPC prog 100099`.
@@ -45,7 +39,7 @@ pub fn write_summary(out: &mut Vec<u8>, f: &RpcFrame<'_>) {
             header::error_name(code)
         );
         if let Some(link) = &f.call {
-            write_link_tail(out, link);
+            write_tail(out, link);
         }
         return;
     }
@@ -84,7 +78,7 @@ pub fn write_summary(out: &mut Vec<u8>, f: &RpcFrame<'_>) {
             if let Some(status) = f.status() {
                 let _ = write!(out, " {status}");
             }
-            write_link_tail(out, link);
+            write_tail(out, link);
         }
         (Some(RpcMessage::Reply(_)), None) => {
             let _ = write!(out, " RPC reply xid {xid:#x}");
@@ -204,10 +198,6 @@ pub fn write_json(o: &mut Obj<'_>, f: &RpcFrame<'_>) {
         r.name("status", status);
     }
     if let Some(link) = &f.call {
-        let mut c = r.obj("call");
-        c.u64("frame", link.frame).name("name", link.name);
-        if let Some(ns) = link.latency_ns {
-            c.u64("latency_ns", ns);
-        }
+        call_link::write_json(&mut r, link);
     }
 }

@@ -123,6 +123,8 @@ fn write_transport(out: &mut Vec<u8>, pkt: &Packet<'_>) {
     match &pkt.ulp {
         Some(Ulp::Nvme(nvme)) => super::nvme_read::write_summary(out, nvme),
         Some(Ulp::Rpc(rpc)) => super::rpcrdma_read::write_summary(out, rpc),
+        Some(Ulp::Iser(iser)) => super::iser_read::write_summary(out, iser),
+        Some(Ulp::Smbd(smbd)) => super::smbd_read::write_summary(out, smbd),
         None => {}
     }
     if let Some(pfc) = &pkt.pfc {

@@ -74,6 +74,8 @@ fn title(key: &[u8]) -> &str {
         b"cm" => "Communication Management",
         b"nvme" => "NVM Express over Fabrics (RDMA)",
         b"rpcrdma" => "RPC over RDMA",
+        b"iser" => "iSCSI Extensions for RDMA",
+        b"smbd" => "SMB Direct (SMB2 over RDMA)",
         b"pfc" => "Priority-based Flow Control",
         b"pause" => "MAC Control PAUSE",
         b"icrc" => "Invariant CRC",

@@ -74,6 +74,12 @@ pub struct Report<'a> {
     /// Per RPC-over-RDMA connection: calls, latency, errors; absent without RPC-over-RDMA.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rpcrdma: Vec<sessions::SessionRow>,
+    /// Per iSER connection: iSCSI requests, latency, errors; absent without iSER.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub iser: Vec<sessions::SessionRow>,
+    /// Per SMB Direct connection: SMB2 requests, latency, errors; absent without SMB Direct.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub smbd: Vec<sessions::SessionRow>,
     #[serde(serialize_with = "summary::anomaly_counts")]
     pub anomaly_counts: &'a AnomalySink,
     pub anomalies_omitted: u64,
@@ -140,6 +146,8 @@ impl<'a> Report<'a> {
             priorities: priorities::rows(analyzer),
             nvme: nvme::rows(analyzer),
             rpcrdma: sessions::rpcrdma_rows(analyzer),
+            iser: sessions::iser_rows(analyzer),
+            smbd: sessions::smbd_rows(analyzer),
             anomaly_counts: sink,
             anomalies_omitted: sink.total() - sink.kept.len() as u64,
             anomalies_limit: sink.limit() as u64,

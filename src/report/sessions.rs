@@ -1,4 +1,4 @@
-//! The `rpcrdma` section of `analyze`: per connection, its calls by name, their latency
+//! The `rpcrdma`, `iser` and `smbd` sections of `analyze`: per connection, its calls by name, their latency
 //! (call to reply), bytes moved by chunks, errors by status, and the slowest calls. Absent
 //! when the capture has none.
 
@@ -79,4 +79,12 @@ fn rows_of(sessions: &Sessions) -> Vec<SessionRow> {
 
 pub fn rpcrdma_rows(analyzer: &Analyzer) -> Vec<SessionRow> {
     rows_of(&analyzer.rpcrdma)
+}
+
+pub fn iser_rows(analyzer: &Analyzer) -> Vec<SessionRow> {
+    rows_of(&analyzer.iser)
+}
+
+pub fn smbd_rows(analyzer: &Analyzer) -> Vec<SessionRow> {
+    rows_of(&analyzer.smbd)
 }

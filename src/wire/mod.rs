@@ -26,6 +26,7 @@ pub mod immdt;
 pub mod ipoib;
 pub mod ipv4;
 pub mod ipv6;
+pub mod iser;
 pub mod lrh;
 pub mod mac_control;
 pub mod mad;
@@ -34,6 +35,7 @@ pub mod opcode;
 pub mod rdeth;
 pub mod reth;
 pub mod rpcrdma;
+pub mod smbd;
 pub mod tcp;
 pub mod udp;
 pub mod vxlan;
@@ -84,6 +86,10 @@ pub enum Layer {
     Nvme,
     RpcRdma,
     Rpc,
+    Iser,
+    Iscsi,
+    SmbDirect,
+    Smb2,
 }
 
 impl Layer {
@@ -129,6 +135,10 @@ impl Layer {
             Layer::Nvme => "nvme",
             Layer::RpcRdma => "rpcrdma",
             Layer::Rpc => "rpc",
+            Layer::Iser => "iser",
+            Layer::Iscsi => "iscsi",
+            Layer::SmbDirect => "smbd",
+            Layer::Smb2 => "smb2",
         }
     }
 }
@@ -274,6 +284,21 @@ macro_rules! get {
     };
 }
 pub(crate) use get;
+
+/// Reads the little-endian field `$field` of a checked view's byte array, for the headers
+/// above RDMA that Windows and NVMe lay out little-endian (SMB Direct, SMB2, NVMe).
+macro_rules! le {
+    (u16, $bytes:expr, $field:expr) => {
+        u16::from_le_bytes(*$crate::wire::get!(sub_at, $bytes, $field))
+    };
+    (u32, $bytes:expr, $field:expr) => {
+        u32::from_le_bytes(*$crate::wire::get!(sub_at, $bytes, $field))
+    };
+    (u64, $bytes:expr, $field:expr) => {
+        u64::from_le_bytes(*$crate::wire::get!(sub_at, $bytes, $field))
+    };
+}
+pub(crate) use le;
 
 // Field readers over the constant range `S..E`. The `const` assertion turns a field of the
 // wrong width or out of range into a compile error, so the index checks below are provably

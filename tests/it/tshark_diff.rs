@@ -1861,6 +1861,340 @@ const LAYERS: &[Layer] = &[
             Num,
         )],
     ),
+    // iSER (RFC 7145) and the iSCSI PDU inside (RFC 7143). tshark 4.0 decodes iSER only on a
+    // connection whose CM REQ named port 3260.
+    layer(
+        "iser",
+        "/iser",
+        &["iser.flags"],
+        &[
+            f("iser.flags", "/iser/flags", &["iser.flags"], Num),
+            f(
+                "iser.flags.opcode",
+                "/iser/opcode",
+                &["iser.flags.opcode"],
+                Num,
+            ),
+            f("iser.flags.wsv", "/iser/wsv", &["iser.flags.wsv"], Num),
+            f("iser.flags.rsv", "/iser/rsv", &["iser.flags.rsv"], Num),
+            f(
+                "iser.write_stag",
+                "/iser/write_stag",
+                &["iser.write_stag"],
+                Num,
+            ),
+            f(
+                "iser.write_base_offset",
+                "/iser/write_va",
+                &["iser.write_base_offset"],
+                Num,
+            ),
+            f(
+                "iser.read_stag",
+                "/iser/read_stag",
+                &["iser.read_stag"],
+                Num,
+            ),
+            f(
+                "iser.read_base_offset",
+                "/iser/read_va",
+                &["iser.read_base_offset"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "iscsi",
+        "/iser/iscsi",
+        &["iscsi.opcode"],
+        &[
+            f("iscsi.opcode", "/iser/iscsi/opcode", &["iscsi.opcode"], Num),
+            f(
+                "iscsi.initiatortasktag",
+                "/iser/iscsi/itt",
+                &["iscsi.initiatortasktag"],
+                Num,
+            ),
+            f(
+                "iscsi.totalahslength",
+                "/iser/iscsi/total_ahs_length",
+                &["iscsi.totalahslength"],
+                Num,
+            ),
+            f(
+                "iscsi.datasegmentlength",
+                "/iser/iscsi/data_segment_length",
+                &["iscsi.datasegmentlength"],
+                Num,
+            ),
+            f("iscsi.cmdsn", "/iser/iscsi/cmdsn", &["iscsi.cmdsn"], Num),
+            f("iscsi.statsn", "/iser/iscsi/statsn", &["iscsi.statsn"], Num),
+        ],
+    ),
+    layer(
+        "iscsi.scsicommand",
+        "/iser/iscsi/cdb_opcode",
+        &["iscsi.scsicommand.expecteddatatransferlength"],
+        &[
+            f(
+                "iscsi.scsicommand.R",
+                "/iser/iscsi/read",
+                &["iscsi.scsicommand.R"],
+                Num,
+            ),
+            f(
+                "iscsi.scsicommand.W",
+                "/iser/iscsi/write",
+                &["iscsi.scsicommand.W"],
+                Num,
+            ),
+            f(
+                "iscsi.scsicommand.expecteddatatransferlength",
+                "/iser/iscsi/expected_data_length",
+                &["iscsi.scsicommand.expecteddatatransferlength"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "iscsi.scsiresponse",
+        "/iser/iscsi/residual_count",
+        &["iscsi.scsiresponse.status"],
+        &[
+            f(
+                "iscsi.scsiresponse.status",
+                "/iser/iscsi/scsi_status",
+                &["iscsi.scsiresponse.status"],
+                Num,
+            ),
+            f(
+                "iscsi.scsiresponse.residualcount",
+                "/iser/iscsi/residual_count",
+                &["iscsi.scsiresponse.residualcount"],
+                Num,
+            ),
+            f(
+                "iscsi.request_frame",
+                "/iser/call/frame",
+                &["iscsi.request_frame"],
+                Num,
+            ),
+            f(
+                "iscsi.time",
+                "/iser/call/latency_ns",
+                &["iscsi.time"],
+                SecAsNs,
+            ),
+        ],
+    ),
+    // SMB Direct (MS-SMBD) and the SMB2 message inside (MS-SMB2). tshark 4.0's smb_direct
+    // heuristic decodes any SEND that looks like one, CM or not.
+    layer(
+        "smb_direct",
+        "/smbd",
+        &["smb_direct.credits.requested"],
+        &[
+            f(
+                "smb_direct.version.min",
+                "/smbd/min_version",
+                &["smb_direct.version.min"],
+                Num,
+            ),
+            f(
+                "smb_direct.version.max",
+                "/smbd/max_version",
+                &["smb_direct.version.max"],
+                Num,
+            ),
+            f(
+                "smb_direct.version.negotiated",
+                "/smbd/negotiated_version",
+                &["smb_direct.version.negotiated"],
+                Num,
+            ),
+            f(
+                "smb_direct.credits.requested",
+                "/smbd/credits_requested",
+                &["smb_direct.credits.requested"],
+                Num,
+            ),
+            f(
+                "smb_direct.credits.granted",
+                "/smbd/credits_granted",
+                &["smb_direct.credits.granted"],
+                Num,
+            ),
+            f(
+                "smb_direct.status",
+                "/smbd/nt_status",
+                &["smb_direct.status"],
+                Num,
+            ),
+            f(
+                "smb_direct.max_read_write_size",
+                "/smbd/max_read_write_size",
+                &["smb_direct.max_read_write_size"],
+                Num,
+            ),
+            f(
+                "smb_direct.preferred_send_size",
+                "/smbd/preferred_send_size",
+                &["smb_direct.preferred_send_size"],
+                Num,
+            ),
+            f(
+                "smb_direct.max_receive_size",
+                "/smbd/max_receive_size",
+                &["smb_direct.max_receive_size"],
+                Num,
+            ),
+            f(
+                "smb_direct.max_fragmented_size",
+                "/smbd/max_fragmented_size",
+                &["smb_direct.max_fragmented_size"],
+                Num,
+            ),
+            f(
+                "smb_direct.flags",
+                "/smbd/flags",
+                &["smb_direct.flags"],
+                Num,
+            ),
+            f(
+                "smb_direct.remaining_length",
+                "/smbd/remaining_length",
+                &["smb_direct.remaining_length"],
+                Num,
+            ),
+            f(
+                "smb_direct.data_offset",
+                "/smbd/data_offset",
+                &["smb_direct.data_offset"],
+                Num,
+            ),
+            f(
+                "smb_direct.data_length",
+                "/smbd/data_length",
+                &["smb_direct.data_length"],
+                Num,
+            ),
+        ],
+    ),
+    layer(
+        "smb2",
+        "/smbd/smb2",
+        &["smb2.cmd"],
+        &[
+            f("smb2.cmd", "/smbd/smb2/command", &["smb2.cmd"], Num),
+            f(
+                "smb2.msg_id",
+                "/smbd/smb2/message_id",
+                &["smb2.msg_id"],
+                Num,
+            ),
+            f(
+                "smb2.header_len",
+                "/smbd/smb2/header_length",
+                &["smb2.header_len"],
+                Num,
+            ),
+            f("smb2.flags", "/smbd/smb2/flags", &["smb2.flags"], Num),
+            f(
+                "smb2.chain_offset",
+                "/smbd/smb2/next_command",
+                &["smb2.chain_offset"],
+                Num,
+            ),
+            f("smb2.sesid", "/smbd/smb2/session_id", &["smb2.sesid"], Num),
+            f("smb2.tid", "/smbd/smb2/tree_id", &["smb2.tid"], Num),
+            f(
+                "smb2.nt_status",
+                "/smbd/smb2/nt_status",
+                &["smb2.nt_status"],
+                Num,
+            ),
+            f(
+                "smb2.credits.requested",
+                "/smbd/smb2/credits_requested",
+                &["smb2.credits.requested"],
+                Num,
+            ),
+            f(
+                "smb2.credits.granted",
+                "/smbd/smb2/credits_granted",
+                &["smb2.credits.granted"],
+                Num,
+            ),
+            f(
+                "smb2.read_length",
+                "/smbd/smb2/read_length",
+                &["smb2.read_length"],
+                Num,
+            ),
+            f(
+                "smb2.read_remaining",
+                "/smbd/smb2/data_remaining",
+                &["smb2.read_remaining"],
+                Num,
+            ),
+            f(
+                "smb2.write_length",
+                "/smbd/smb2/write_length",
+                &["smb2.write_length"],
+                Num,
+            ),
+            f(
+                "smb2.file_offset",
+                "/smbd/smb2/file_offset",
+                &["smb2.file_offset"],
+                Num,
+            ),
+            f("smb2.channel", "/smbd/smb2/channel", &["smb2.channel"], Num),
+            f(
+                "smb2.remaining_bytes",
+                "/smbd/smb2/remaining_bytes",
+                &["smb2.remaining_bytes"],
+                Num,
+            ),
+            f(
+                "smb2.buffer_descriptor.offset",
+                "/smbd/smb2/buffers/*/offset",
+                &["smb2.buffer_descriptor.offset"],
+                NumList,
+            ),
+            f(
+                "smb2.buffer_descriptor.token",
+                "/smbd/smb2/buffers/*/token",
+                &["smb2.buffer_descriptor.token"],
+                NumList,
+            ),
+            f(
+                "smb2.buffer_descriptor.length",
+                "/smbd/smb2/buffers/*/length",
+                &["smb2.buffer_descriptor.length"],
+                NumList,
+            ),
+        ],
+    ),
+    layer(
+        "smb2.response_to",
+        "/smbd/call/frame",
+        &["smb2.response_to"],
+        &[
+            f(
+                "smb2.response_to",
+                "/smbd/call/frame",
+                &["smb2.response_to"],
+                Num,
+            ),
+            f(
+                "smb2.time",
+                "/smbd/call/latency_ns",
+                &["smb2.time"],
+                SecAsNs,
+            ),
+        ],
+    ),
     // Never in rdmadump's output: present only so that tshark decoding TFTP shows as a difference.
     layer("tftp", "/tftp", &["tftp.opcode"], &[]),
     layer(
@@ -2343,6 +2677,72 @@ const KNOWN: &[Known] = &[
         &["rpc.call", "nfs.call"],
         "A read chunk at XDR position 148 whose RDMA READ is not captured: tshark waits to \
          reassemble and shows no RPC; rdmadump decodes the inline RPC header and operations.",
+    ),
+    known(
+        56,
+        "ulp/iser.pcap",
+        List(&[4, 5, 6, 8, 9, 11, 12, 13]),
+        &["bth.opcode_name"],
+        "For iSER the iSCSI dissector writes the Info column, where the test reads the \
+         opcode name from; the opcode number agrees.",
+    ),
+    known(
+        57,
+        "ulp/iser.pcap",
+        List(&[14]),
+        &["icrc"],
+        "Connection 1 has no CM, so tshark's iSER does not claim the READ(16) SEND; its \
+         RPC-over-RDMA heuristic takes it and throws, which ends the dissection before the ICRC.",
+    ),
+    known(
+        58,
+        "ulp/iser.pcap",
+        List(&[15, 16, 17, 18]),
+        &["iser", "iscsi", "iscsi.scsicommand", "iscsi.scsiresponse"],
+        "The iSER connection whose CM was not captured: tshark recognises iSER only from a CM \
+         REQ for port 3260 and decodes nothing; rdmadump recognises it by traffic from the \
+         first response (frame 15, answering frame 14's ITT).",
+    ),
+    known(
+        59,
+        "ulp/smbd.pcap",
+        List(&[4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19]),
+        &["bth.opcode_name"],
+        "For SMB Direct the SMBDirect or SMB2 dissector writes the Info column, where the test \
+         reads the opcode name from; the opcode number agrees.",
+    ),
+    known(
+        60,
+        "ulp/smbd.pcap",
+        List(&[5]),
+        &["smb2.response_to"],
+        "rdmadump pairs the SMB Direct negotiate response with its request and times it \
+         (smbd.call); tshark links only SMB2 messages.",
+    ),
+    known(
+        61,
+        "ulp/smbd.pcap",
+        List(&[11]),
+        &["smb2.response_to"],
+        "The interim STATUS_PENDING response: tshark links it to the WRITE; rdmadump times \
+         the WRITE to its final response (frame 12) and leaves the interim one unlinked.",
+    ),
+    known(
+        62,
+        "ulp/smbd.pcap",
+        List(&[15]),
+        &["smb_direct", "smb2"],
+        "tshark's smb_direct heuristic decodes any SEND that looks like SMB Direct; rdmadump \
+         learns a connection without CM only from a request answered by a response with its \
+         message ID, so the first request stays undecoded.",
+    ),
+    known(
+        63,
+        "ulp/smbd.pcap",
+        List(&[16, 18]),
+        &["smb2.response_to"],
+        "Without CM, tshark keys the SMB2 conversation by the QP each SEND goes to, different \
+         for request and response, so it does not pair them; rdmadump pairs them by message ID.",
     ),
     known(
         28,

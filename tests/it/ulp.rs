@@ -1,6 +1,6 @@
-//! The upper-layer protocols beside NVMe-oF (RPC-over-RDMA), against
-//! fixtures/ulp/expected.json, whose truth fixtures/gen/make_ulp.py typed by hand from the
-//! messages it assembled.
+//! The upper-layer protocols beside NVMe-oF (RPC-over-RDMA, iSER, SMB Direct), against
+//! fixtures/ulp/expected.json, whose truth fixtures/gen/make_ulp.py and
+//! make_ulp_storage.py typed by hand from the messages they assembled.
 
 use serde_json::Value;
 
@@ -95,35 +95,58 @@ fn rpcrdma_text_lines_name_the_nfs_call() {
     );
 }
 
-#[test]
-fn rpcrdma_fields_answer_to_wiresharks_names() {
-    let out = rdmadump(&[
-        "read",
-        "-T",
-        "fields",
-        "-e",
-        "frame.number",
-        "-e",
-        "rpcordma.xid",
-        "-e",
-        "rpc.program",
-        "-e",
-        "nfs.opcode",
-        "-e",
-        "rpcrdma.call.latency_ns",
-        "-E",
-        "occurrence=a",
-        "-Y",
-        "rpcordma",
-        &capture("rpcrdma"),
-    ]);
+/// `read -T fields -e frame.number -e NAME... -E occurrence=a -Y FILTER` over the
+/// protocol's capture, a row a frame.
+fn field_rows(proto: &str, names: &[&str], filter: &str) -> Vec<String> {
+    let file = capture(proto);
+    let mut args = vec!["read", "-T", "fields", "-e", "frame.number"];
+    for name in names {
+        args.extend(["-e", name]);
+    }
+    args.extend(["-E", "occurrence=a", "-Y", filter, &file]);
+    let out = rdmadump(&args);
     let text = stdout(&out);
     assert!(out.status.success(), "{text}");
-    let rows: Vec<&str> = text.lines().collect();
-    assert!(rows.contains(&"4\t4097\t100003\t\t"), "{rows:?}");
+    text.lines().map(str::to_string).collect()
+}
+
+/// `--decode qp=QP:PROTO` on the connection traffic teaches only from its first reply: the
+/// call before it (`call_frame`) is decoded too, and the reply names it with its latency.
+fn forced(proto: &str, qp: &str, call_frame: usize, latency_ns: u64) -> Value {
+    let decode = format!("qp={qp}:{proto}");
+    let frames = read_json(
+        std::path::Path::new(&capture(proto)),
+        &["--decode", &decode],
+    );
+    assert_eq!(frames[call_frame - 1][proto]["recognised_by"], "option");
+    let reply = &frames[call_frame][proto]["call"];
+    assert_eq!(reply["frame"], call_frame);
+    assert_eq!(reply["latency_ns"], latency_ns);
+    frames[call_frame - 1][proto].clone()
+}
+
+#[test]
+fn rpcrdma_fields_answer_to_wiresharks_names() {
+    let rows = field_rows(
+        "rpcrdma",
+        &[
+            "rpcordma.xid",
+            "rpc.program",
+            "nfs.opcode",
+            "rpcrdma.call.latency_ns",
+        ],
+        "rpcordma",
+    );
+    assert!(rows.iter().any(|r| r == "4\t4097\t100003\t\t"), "{rows:?}");
     // The reply carries its call's program, as in Wireshark.
-    assert!(rows.contains(&"5\t4097\t100003\t\t150000"), "{rows:?}");
-    assert!(rows.contains(&"13\t8194\t100003\t53,22,9\t"), "{rows:?}");
+    assert!(
+        rows.iter().any(|r| r == "5\t4097\t100003\t\t150000"),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter().any(|r| r == "13\t8194\t100003\t53,22,9\t"),
+        "{rows:?}"
+    );
     assert!(!rows.iter().any(|r| r.starts_with("11\t")), "{rows:?}");
     assert!(!rows.iter().any(|r| r.starts_with("7\t")), "{rows:?}");
 }
@@ -131,22 +154,17 @@ fn rpcrdma_fields_answer_to_wiresharks_names() {
 #[test]
 fn rpcrdma_decode_as_names_a_connection_traffic_has_not_taught_yet() {
     // Forced on the server QP of connection 1, its first call (frame 11) is decoded too.
-    let frames = read_json(
-        std::path::Path::new(&capture("rpcrdma")),
-        &["--decode", "qp=0x444:rpcrdma"],
-    );
-    assert_eq!(frames[10]["rpcrdma"]["rpc"]["name"], "READ");
-    assert_eq!(frames[10]["rpcrdma"]["recognised_by"], "option");
-    assert_eq!(frames[11]["rpcrdma"]["call"]["frame"], 11);
-    assert_eq!(frames[11]["rpcrdma"]["call"]["latency_ns"], 400000);
+    let call = forced("rpcrdma", "0x444", 11, 400000);
+    assert_eq!(call["rpc"]["name"], "READ");
 }
 
-#[test]
-fn rpcrdma_analyze_times_each_connection_as_typed_by_hand() {
-    let out = rdmadump(&["analyze", "--json", &capture("rpcrdma")]);
+/// `analyze --json`'s section `proto` against the hand-typed analysis: counts, bytes,
+/// errors and the latency percentiles by nearest rank over the hand-typed latencies.
+fn check_analysis(proto: &str) {
+    let out = rdmadump(&["analyze", "--json", &capture(proto)]);
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let got = report["rpcrdma"].as_array().unwrap();
-    let want = expected("rpcrdma")["analysis"].as_array().unwrap().clone();
+    let got = report[proto].as_array().unwrap();
+    let want = expected(proto)["analysis"].as_array().unwrap().clone();
     assert_eq!(got.len(), want.len());
     for (got, want) in got.iter().zip(&want) {
         let session = want["session"].as_u64().unwrap();
@@ -159,9 +177,9 @@ fn rpcrdma_analyze_times_each_connection_as_typed_by_hand() {
             "bytes_written",
             "errors",
         ] {
-            assert_eq!(got[key], want[key], "session {session}: {key}");
+            assert_eq!(got[key], want[key], "{proto} session {session}: {key}");
         }
-        assert_eq!(got["calls"], want["commands"], "session {session}");
+        assert_eq!(got["calls"], want["commands"], "{proto} session {session}");
         let mut latencies: Vec<u64> = want["latencies_ns"]
             .as_array()
             .unwrap()
@@ -169,27 +187,190 @@ fn rpcrdma_analyze_times_each_connection_as_typed_by_hand() {
             .map(|v| v.as_u64().unwrap())
             .collect();
         latencies.sort_unstable();
-        // Nearest rank over the hand-typed latencies.
         let rank = |p: usize| latencies[(p * latencies.len()).div_ceil(100).max(1) - 1];
-        assert_eq!(got["latency"]["p50_ns"], rank(50), "session {session}");
-        assert_eq!(got["latency"]["p99_ns"], rank(99), "session {session}");
+        assert_eq!(
+            got["latency"]["p50_ns"],
+            rank(50),
+            "{proto} session {session}"
+        );
+        assert_eq!(
+            got["latency"]["p99_ns"],
+            rank(99),
+            "{proto} session {session}"
+        );
         assert_eq!(
             got["latency"]["max_ns"],
             *latencies.last().unwrap(),
-            "session {session}"
+            "{proto} session {session}"
         );
     }
 }
 
 #[test]
-fn a_capture_without_rpcrdma_has_no_rpcrdma_section() {
+fn rpcrdma_analyze_times_each_connection_as_typed_by_hand() {
+    check_analysis("rpcrdma");
+}
+
+#[test]
+fn a_capture_without_these_protocols_has_no_such_section() {
     let out = rdmadump(&[
         "analyze",
         "--json",
         fixture("nvme/nvme_rdma.pcap").to_str().unwrap(),
     ]);
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert!(report.get("rpcrdma").is_none());
     let frames = read_json(&fixture("nvme/nvme_rdma.pcap"), &[]);
+    for layer in ["rpcrdma", "iser", "smbd"] {
+        assert!(report.get(layer).is_none(), "{layer}");
+        assert!(frames.iter().all(|f| f.get(layer).is_none()), "{layer}");
+    }
+    // Nor does a capture of one have the other's.
+    let frames = read_json(std::path::Path::new(&capture("iser")), &[]);
     assert!(frames.iter().all(|f| f.get("rpcrdma").is_none()));
+    let frames = read_json(std::path::Path::new(&capture("rpcrdma")), &[]);
+    assert!(frames.iter().all(|f| f.get("iser").is_none()));
+    let frames = read_json(std::path::Path::new(&capture("smbd")), &[]);
+    assert!(
+        frames
+            .iter()
+            .all(|f| f.get("iser").is_none() && f.get("rpcrdma").is_none())
+    );
+}
+
+#[test]
+fn iser_headers_and_iscsi_pdus_decode_as_assembled() {
+    check_frames("iser", "iser", &[]);
+}
+
+#[test]
+fn iser_text_lines_name_the_scsi_command() {
+    let out = rdmadump(&["read", &capture("iser")]);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    for (frame, tail) in [
+        (4, "| iSCSI Login Command itt 0x1"),
+        (6, "| iSCSI SCSI Command READ(10) itt 0x2 lba 4096 blocks 8"),
+        (
+            8,
+            "| iSCSI SCSI Response READ(10) itt 0x2 GOOD call frame 6 latency 200.000 us",
+        ),
+        (
+            13,
+            "| iSCSI SCSI Response TEST UNIT READY itt 0x4 CHECK CONDITION call frame 12 latency 50.000 us",
+        ),
+    ] {
+        assert!(lines[frame - 1].ends_with(tail), "{}", lines[frame - 1]);
+    }
+    assert!(!lines[13].contains('|'), "{}", lines[13]);
+}
+
+#[test]
+fn iser_fields_answer_to_wiresharks_names() {
+    let rows = field_rows(
+        "iser",
+        &[
+            "iser.flags",
+            "iscsi.opcode",
+            "iscsi.initiatortasktag",
+            "iscsi.scsiresponse.status",
+            "iser.call.latency_ns",
+        ],
+        "iser && iscsi",
+    );
+    assert!(rows.iter().any(|r| r == "6\t20\t1\t2\t\t"), "{rows:?}");
+    assert!(
+        rows.iter().any(|r| r == "13\t16\t33\t4\t2\t50000"),
+        "{rows:?}"
+    );
+    assert!(!rows.iter().any(|r| r.starts_with("14\t")), "{rows:?}");
+    assert!(!rows.iter().any(|r| r.starts_with("7\t")), "{rows:?}");
+    assert_eq!(rows.len(), 12, "{rows:?}");
+}
+
+#[test]
+fn iser_decode_as_names_a_connection_traffic_has_not_taught_yet() {
+    // Forced on the target QP of connection 1, its first command (frame 14) is decoded too.
+    let command = forced("iser", "0x544", 14, 300000);
+    assert_eq!(command["iscsi"]["cdb_name"], "READ(16)");
+}
+
+#[test]
+fn iser_analyze_times_each_connection_as_typed_by_hand() {
+    check_analysis("iser");
+}
+
+#[test]
+fn smbd_negotiate_data_messages_and_smb2_decode_as_assembled() {
+    check_frames("smbd", "smbd", &[]);
+}
+
+#[test]
+fn smbd_text_lines_name_the_smb2_command() {
+    let out = rdmadump(&["read", &capture("smbd")]);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    for (frame, tail) in [
+        (4, "| SMBD NegotiateRequest credits 255"),
+        (
+            6,
+            "| SMB2 READ Request mid 5 len 65536 off 0 channel RDMA_V1",
+        ),
+        (
+            9,
+            "| SMB2 WRITE Request mid 6 len 32768 off 65536 channel RDMA_V1",
+        ),
+        (11, "| SMB2 WRITE Response mid 6 STATUS_PENDING"),
+        (
+            12,
+            "| SMB2 WRITE Response mid 6 STATUS_SUCCESS call frame 9 latency 500.000 us",
+        ),
+        (17, "| SMB2 FLUSH Request mid 21 (compounded)"),
+    ] {
+        assert!(lines[frame - 1].ends_with(tail), "{}", lines[frame - 1]);
+    }
+    assert!(!lines[14].contains('|'), "{}", lines[14]);
+}
+
+#[test]
+fn smbd_fields_answer_to_wiresharks_names() {
+    let rows = field_rows(
+        "smbd",
+        &[
+            "smb_direct.credits.granted",
+            "smb2.cmd",
+            "smb2.msg_id",
+            "smb2.nt_status",
+            "smb2.buffer_descriptor.token",
+            "smbd.call.latency_ns",
+        ],
+        "smb_direct",
+    );
+    assert!(
+        rows.iter().any(|r| r == "6\t10\t8\t5\t\t3235774465\t"),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r == "14\t254\t5\t7\t3221225524\t\t80000"),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter().any(|r| r == "5\t255\t\t\t\t\t50000"),
+        "{rows:?}"
+    );
+    assert!(!rows.iter().any(|r| r.starts_with("15\t")), "{rows:?}");
+    assert_eq!(rows.len(), 13, "{rows:?}");
+    assert_eq!(field_rows("smbd", &[], "smb2").len(), 11);
+}
+
+#[test]
+fn smbd_decode_as_names_a_connection_traffic_has_not_taught_yet() {
+    // Forced on the server QP of connection 1, its first request (frame 15) is decoded too.
+    let request = forced("smbd", "0x644", 15, 200000);
+    assert_eq!(request["smb2"]["command_name"], "READ");
+}
+
+#[test]
+fn smbd_analyze_times_each_connection_as_typed_by_hand() {
+    check_analysis("smbd");
 }

@@ -1,8 +1,7 @@
 //! RPC-over-RDMA in its session: the transport header, the RPC call or reply inside, and
 //! the NFS names; a reply is paired with its call by XID.
 
-use super::session::{CallBody, CallLink, Exchange, Parsed, SessionRef};
-use crate::dissect::Packet;
+use super::session::{CallBody, CallLink, Exchange, Parsed, SessionMessage, SessionRef};
 use crate::wire::rpcrdma::chunks::RpcRdma;
 use crate::wire::rpcrdma::header::{self, HEADER_LEN, VERSION_1, proc};
 use crate::wire::rpcrdma::nfs::{self, COMPOUND, Compound, NFS_PROGRAM};
@@ -86,6 +85,24 @@ impl<'a> RpcFrame<'a> {
     }
 }
 
+impl SessionMessage for RpcFrame<'_> {
+    fn session(&self) -> SessionRef {
+        self.session
+    }
+    fn request_name(&self) -> Option<&'static str> {
+        self.rpc_call().map(|call| call_name(&call))
+    }
+    fn answered(&self) -> Option<&CallLink> {
+        self.call.as_ref()
+    }
+    fn outcome(&self) -> Option<&'static str> {
+        self.status()
+    }
+    fn failed(&self) -> bool {
+        self.status().is_some_and(is_error_status)
+    }
+}
+
 /// Whether a status names a failure.
 pub fn is_error_status(status: &str) -> bool {
     !matches!(status, "SUCCESS" | "NFS3_OK" | "NFS4_OK")
@@ -164,8 +181,8 @@ pub(super) fn could_start(payload: &[u8]) -> bool {
     }
 }
 
-pub(super) fn parse<'a>(pkt: &Packet<'a>) -> Option<(Exchange, Parsed<'a>)> {
-    let msg = RpcRdma::new_checked(pkt.payload, 0).ok()?;
+pub(super) fn parse(payload: &[u8]) -> Option<(Exchange, Parsed<'_>)> {
+    let msg = RpcRdma::new_checked(payload, 0).ok()?;
     if msg.header().version() != VERSION_1 {
         return None;
     }
@@ -173,20 +190,10 @@ pub(super) fn parse<'a>(pkt: &Packet<'a>) -> Option<(Exchange, Parsed<'a>)> {
         .rpc()
         .and_then(|b| RpcMessage::new_checked(b, msg.rpc_offset()).ok());
     let frame = RpcFrame {
-        session: SessionRef {
-            index: 0,
-            recognised_by: super::RecognisedBy::Traffic,
-        },
+        session: SessionRef::UNPLACED,
         msg,
         rpc,
         call: None,
     };
-    let exchange = match exchange(&frame) {
-        Exchange::Call(link) => Exchange::Call(CallLink {
-            frame: pkt.frame,
-            ..link
-        }),
-        other => other,
-    };
-    Some((exchange, Parsed::Rpc(frame)))
+    Some((exchange(&frame), Parsed::Rpc(frame)))
 }

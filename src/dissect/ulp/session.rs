@@ -24,6 +24,14 @@ pub struct SessionRef {
     pub recognised_by: RecognisedBy,
 }
 
+impl SessionRef {
+    /// What a message parsed outside its session says until the session places it.
+    pub(super) const UNPLACED: SessionRef = SessionRef {
+        index: 0,
+        recognised_by: RecognisedBy::Traffic,
+    };
+}
+
 /// What a call is, beyond its name: what its reply's status is read with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CallBody {
@@ -56,6 +64,19 @@ pub struct CallLink {
     /// Bytes the call asks to move to the caller (read) and from it (written).
     pub read_len: u64,
     pub write_len: u64,
+}
+
+/// What `analyze` reads of a frame of these protocols, whichever it is.
+pub trait SessionMessage {
+    fn session(&self) -> SessionRef;
+    /// The name the request this frame makes is counted under, if it makes one.
+    fn request_name(&self) -> Option<&'static str>;
+    /// The request this frame answers, when that was captured.
+    fn answered(&self) -> Option<&CallLink>;
+    /// How the request went, as far as this frame says.
+    fn outcome(&self) -> Option<&'static str>;
+    /// Whether that outcome is a failure.
+    fn failed(&self) -> bool;
 }
 
 /// Whether a message asks or answers, and under which key.
@@ -174,11 +195,13 @@ impl Sessions {
 fn cm_port(proto: UlpProto) -> Option<u16> {
     match proto {
         UlpProto::RpcRdma => Some(crate::wire::rpcrdma::NFS_RDMA_PORT),
+        UlpProto::Iser => Some(crate::wire::iser::ISER_PORT),
+        UlpProto::Smbd => Some(crate::wire::smbd::SMBD_PORT),
         UlpProto::NvmeRdma => None,
     }
 }
 
-const SESSION_PROTOS: [UlpProto; 1] = [UlpProto::RpcRdma];
+const SESSION_PROTOS: [UlpProto; 3] = [UlpProto::RpcRdma, UlpProto::Iser, UlpProto::Smbd];
 
 /// A CM REQ for one of the protocols' ports (or one `--decode port=` names): the caller's
 /// QP carries it from now on, and the REP will name the callee's.
@@ -241,7 +264,10 @@ pub(super) fn cm_rep(pkt: &Packet<'_>, state: &mut UlpState, cm: &Cm<'_>, remote
 /// protocols' calls can teach anything: a few compares, on SENDs only.
 #[inline]
 pub(super) fn could_start(pkt: &Packet<'_>) -> bool {
-    super::rpcrdma::could_start(pkt.payload)
+    let payload = pkt.payload;
+    super::rpcrdma::could_start(payload)
+        || super::iser::could_start(payload)
+        || super::smbd::could_start(payload)
 }
 
 /// A SEND to a QP of a known session: decodes it and pairs it.
@@ -260,6 +286,8 @@ pub(super) fn on_send(pkt: &mut Packet<'_>, state: &mut UlpState, session: u32) 
 /// One protocol's message of a frame, before it is placed in its session.
 pub(super) enum Parsed<'a> {
     Rpc(super::rpcrdma::RpcFrame<'a>),
+    Iser(super::iser::IserFrame<'a>),
+    Smbd(super::smbd::SmbdFrame<'a>),
 }
 
 impl<'a> Parsed<'a> {
@@ -270,15 +298,37 @@ impl<'a> Parsed<'a> {
                 f.call = link;
                 super::Ulp::Rpc(f)
             }
+            Parsed::Iser(mut f) => {
+                f.session = session;
+                f.call = link;
+                super::Ulp::Iser(f)
+            }
+            Parsed::Smbd(mut f) => {
+                f.session = session;
+                f.call = link;
+                super::Ulp::Smbd(f)
+            }
         }
     }
 }
 
+/// The frame's message in `proto`, and what it asks or answers; a call is stamped with the
+/// frame it was made in.
 fn parse<'a>(proto: UlpProto, pkt: &Packet<'a>) -> Option<(Exchange, Parsed<'a>)> {
-    match proto {
-        UlpProto::RpcRdma => super::rpcrdma::parse(pkt),
-        UlpProto::NvmeRdma => None,
-    }
+    let (exchange, parsed) = match proto {
+        UlpProto::RpcRdma => super::rpcrdma::parse(pkt.payload)?,
+        UlpProto::Iser => super::iser::parse(pkt.payload)?,
+        UlpProto::Smbd => super::smbd::parse(pkt.payload)?,
+        UlpProto::NvmeRdma => return None,
+    };
+    let exchange = match exchange {
+        Exchange::Call(link) => Exchange::Call(CallLink {
+            frame: pkt.frame,
+            ..link
+        }),
+        other => other,
+    };
+    Some((exchange, parsed))
 }
 
 /// A SEND to a QP no queue or session knows: `--decode` names it, or traffic teaches it.
@@ -364,6 +414,8 @@ impl Parsed<'_> {
     fn teaches(&self) -> bool {
         match self {
             Parsed::Rpc(f) => f.teaches(),
+            Parsed::Iser(f) => f.teaches(),
+            Parsed::Smbd(f) => f.teaches(),
         }
     }
 }

@@ -79,6 +79,8 @@ fn occurrences(field: &Field) -> Option<Occurrences> {
         Some(|p| if p.pfc.is_some() { 8 } else { 0 })
     } else if name.starts_with("rpcrdma.") {
         crate::fields::rpcrdma_list_len(name)
+    } else if name.starts_with("smbd.") {
+        crate::fields::smbd_list_len(name)
     } else {
         None
     }

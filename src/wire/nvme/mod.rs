@@ -2,7 +2,7 @@
 //! capsules an RC SEND carries, the keyed SGL descriptor that names the host buffer the
 //! controller reads or writes with RDMA, and the CM private data that sets a queue up.
 //!
-//! NVMe is little-endian, unlike every header below it; the readers here say so once.
+//! NVMe is little-endian, unlike every header below it: its views read with `le!`.
 
 pub mod cm_private;
 pub mod cqe;
@@ -14,16 +14,4 @@ pub mod sqe;
 /// for an NVMe-oF queue over RDMA.
 pub const NVME_RDMA_PORT: u16 = 4420;
 
-/// Reads a little-endian field `$field` of a checked view's byte array.
-macro_rules! le {
-    (u16, $bytes:expr, $field:expr) => {
-        u16::from_le_bytes(*$crate::wire::get!(sub_at, $bytes, $field))
-    };
-    (u32, $bytes:expr, $field:expr) => {
-        u32::from_le_bytes(*$crate::wire::get!(sub_at, $bytes, $field))
-    };
-    (u64, $bytes:expr, $field:expr) => {
-        u64::from_le_bytes(*$crate::wire::get!(sub_at, $bytes, $field))
-    };
-}
-pub(crate) use le;
+pub(crate) use super::le;
