@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{
-    AnyReader, CaptureError, Container, Damage, InterfaceInfo, Record, Releaser, Source, compressed,
+    AnyReader, CaptureError, Container, Damage, InMemory, InterfaceInfo, Record, Releaser, Source,
+    compressed,
 };
 
 /// What reading the inputs found, beyond the packets themselves.
@@ -98,10 +99,27 @@ pub fn open_sources(
     no_mmap: bool,
     notices: &mut Vec<Notice>,
 ) -> Vec<Option<Source>> {
+    open_inputs(paths, &[], no_mmap, notices)
+}
+
+/// [`open_sources`], except that the capture `in_memory` holds at a path's index is read in
+/// place of that path, which then only names it.
+pub fn open_inputs(
+    paths: &[PathBuf],
+    in_memory: &[Option<InMemory>],
+    no_mmap: bool,
+    notices: &mut Vec<Notice>,
+) -> Vec<Option<Source>> {
     paths
         .iter()
         .enumerate()
-        .map(|(file, path)| match Source::open(path, no_mmap) {
+        .map(
+            |(file, path)| match in_memory.get(file).cloned().flatten() {
+                Some(bytes) => (Source::in_memory(bytes), file),
+                None => (Source::open(path, no_mmap), file),
+            },
+        )
+        .map(|(opened, file)| match opened {
             Ok(source) => Some(source),
             Err(err) => {
                 notices.push(Notice {

@@ -4,6 +4,7 @@ mod compressed;
 mod describe;
 pub mod info;
 pub mod input;
+mod memory;
 pub mod merge;
 mod mmap;
 mod pcap;
@@ -22,6 +23,7 @@ use std::path::Path;
 
 pub use describe::{Container, ContainerKind, InterfaceInfo, TsResolution};
 pub use input::{Input, ReadInput, Releaser, SliceInput};
+pub use memory::InMemory;
 pub use mmap::{Mapped, prefetch_line};
 pub use spool::Spool;
 
@@ -341,6 +343,8 @@ pub enum Source {
     /// A stream read into memory on a thread of its own, whose records outlive the
     /// reader's next step as a mapped file's do.
     Spooled(Spool),
+    /// A capture handed over in memory ([`Source::in_memory`]), read in place.
+    Memory(InMemory),
 }
 
 impl Source {
@@ -447,6 +451,10 @@ impl<'m> AnyReader<'m> {
             }
             Source::Spooled(spool) => {
                 AnyReader::Mapped(CaptureReader::new(SliceInput::over_spool(spool))?)
+            }
+            Source::Memory(bytes) => {
+                let bytes: &'m InMemory = bytes;
+                AnyReader::Mapped(CaptureReader::new(SliceInput::new(bytes.as_ref()))?)
             }
         })
     }
