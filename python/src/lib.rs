@@ -202,16 +202,16 @@ impl PacketBatches {
     }
 }
 
-/// The bytes of an immutable Python object (`bytes`, a `pyarrow.Buffer` of an array),
-/// read in place: the reference held keeps them alive and nothing can change them. (The
-/// buffer protocol is not in the stable ABI before Python 3.11.)
+/// The bytes of a Python object that nothing writes to (`bytes`, a `pyarrow.Buffer` of an
+/// array), read in place: the reference held keeps them alive. (The buffer protocol is not
+/// in the stable ABI before Python 3.11.)
 struct Immutable {
     _owner: Py<PyAny>,
     start: *const u8,
     len: usize,
 }
 
-// SAFETY: the bytes are immutable and live as long as `_owner`, which is released through
+// SAFETY: nothing writes the bytes, which live as long as `_owner`, released through
 // pyo3's pool of deferred references when dropped on a thread without the GIL.
 unsafe impl Send for Immutable {}
 unsafe impl Sync for Immutable {}
@@ -226,9 +226,10 @@ impl AsRef<[u8]> for Immutable {
     }
 }
 
-/// A capture handed over in memory: `bytes`, or an immutable `pyarrow.Buffer` (what Spark's
-/// `binaryFile` content is in `mapInArrow`), read where it lies. The package turns other
-/// buffers (a `bytearray`, a `memoryview`) into `bytes` first.
+/// A capture handed over in memory: `bytes`, or a `pyarrow.Buffer` (what Spark's
+/// `binaryFile` content is in `mapInArrow`), read where it lies. The package hands over
+/// only buffers that nothing writes to: it turns the others (a `bytearray`, a
+/// `memoryview`, a buffer a caller may write) into `bytes` first.
 fn in_memory(data: Option<&Bound<'_, PyAny>>) -> PyResult<Option<InMemory>> {
     let Some(data) = data else {
         return Ok(None);
@@ -236,12 +237,12 @@ fn in_memory(data: Option<&Bound<'_, PyAny>>) -> PyResult<Option<InMemory>> {
     let (start, len) = if let Ok(bytes) = data.cast::<PyBytes>() {
         let bytes = bytes.as_bytes();
         (bytes.as_ptr(), bytes.len())
-    } else if data.hasattr("address")? && !data.getattr("is_mutable")?.extract::<bool>()? {
+    } else if data.hasattr("address")? && data.hasattr("size")? {
         let address: usize = data.getattr("address")?.extract()?;
         (address as *const u8, data.getattr("size")?.extract()?)
     } else {
         return Err(PyTypeError::new_err(
-            "a capture in memory is bytes or an immutable pyarrow.Buffer",
+            "a capture in memory is bytes or a pyarrow.Buffer",
         ));
     };
     Ok(Some(InMemory::new(Immutable {

@@ -525,15 +525,14 @@ pub fn describe(
     };
     let name = super::export::capture_name(export.name.as_deref(), &path);
     let mut kept = KeptRows(Described::ALL.map(|d| (d, schema_of(&d.columns()), Vec::new())));
-    describe_capture(
-        &export,
-        &path,
-        &[in_memory],
-        &name,
-        &filter,
-        None,
-        &mut kept,
-    )?;
+    let in_memory = [in_memory];
+    // Quiet: what went wrong is in the captures row, and no terminal watches.
+    let run = RunOptions {
+        in_memory: &in_memory,
+        quiet: true,
+        ..RunOptions::default()
+    };
+    describe_capture(&export, &path, run, &name, &filter, None, &mut kept)?;
     Ok(kept
         .0
         .into_iter()

@@ -10,7 +10,6 @@ use anyhow::{Context, bail};
 
 use crate::analyze::Analyzer;
 use crate::analyze::key::FrameRef;
-use crate::capture::InMemory;
 use crate::capture::merge::InputStatus;
 use crate::cli::{ExportArgs, PartitionArg};
 use crate::filter::PacketFilter;
@@ -478,7 +477,7 @@ fn export_capture(
     let capture = describe_capture(
         args,
         path,
-        &[],
+        RunOptions::default(),
         name,
         filter,
         Some(&mut packet_rows),
@@ -518,12 +517,12 @@ pub struct DescribedCapture {
 
 /// Reads one capture and analyses it as `export` does: the packet rows of the frames the
 /// selection keeps go to `packet_rows` (none are built without it), and the rows of every
-/// other dataset, which describe the whole capture, to `described`. `in_memory` holds the
-/// capture when it is not read from `path`, which then only names it.
+/// other dataset, which describe the whole capture, to `described`. `run.in_memory` holds
+/// the capture when it is not read from `path`, which then only names it.
 pub fn describe_capture(
     args: &ExportArgs,
     path: &Path,
-    in_memory: &[Option<InMemory>],
+    run: RunOptions<'_>,
     name: &str,
     filter: &PacketFilter,
     mut packet_rows: Option<&mut PacketRows>,
@@ -557,10 +556,6 @@ pub fn describe_capture(
             }
         });
     };
-    let run = RunOptions {
-        in_memory,
-        ..RunOptions::default()
-    };
     let input = for_each_batch_with(&paths, &args.input, run, work, |batch: &mut Batch<'_>| {
         for (file, pkt) in &batch.packets {
             analyzer.observe(*file, pkt);
@@ -589,7 +584,7 @@ pub fn describe_capture(
         InputStatus::Failed => CaptureStatus::Damaged,
     };
     let display = crate::capture::merge::display_path(path);
-    let size_bytes = match in_memory.first() {
+    let size_bytes = match run.in_memory.first() {
         Some(Some(bytes)) => Some(bytes.len() as u64),
         _ => std::fs::metadata(path)
             .ok()
