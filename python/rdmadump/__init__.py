@@ -31,9 +31,26 @@ __all__ = [
 ]
 
 Paths = Union[str, "_os.PathLike[str]", Iterable[Union[str, "_os.PathLike[str]"]]]
+# A capture itself rather than its path: read in place when immutable (bytes, a
+# pyarrow.Buffer), copied once otherwise.
+InMemory = Union[bytes, bytearray, memoryview, _pa.Buffer]
+
+# The capture column of a capture handed over in memory.
+_IN_MEMORY_NAME = "memory"
 Time = Union[str, int, float, _dt.datetime, _dt.timedelta]
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+def _in_memory(source: Any) -> Optional[Union[bytes, _pa.Buffer]]:
+    """The capture itself, as the extension reads it in place, or None for paths."""
+    if isinstance(source, bytes):
+        return source
+    if isinstance(source, _pa.Buffer):
+        return source if not source.is_mutable else source.to_pybytes()
+    if isinstance(source, (bytearray, memoryview)):
+        return bytes(source)
+    return None
 
 
 def _paths(path_or_paths: Paths) -> List[str]:
@@ -98,7 +115,7 @@ def _options(options: Dict[str, Any]) -> List[str]:
 
 
 def packets(
-    path_or_paths: Paths,
+    path_or_paths: Union[Paths, InMemory],
     filter: Optional[str] = None,
     fields: Optional[Sequence[str]] = None,
     since: Optional[Time] = None,
@@ -110,7 +127,9 @@ def packets(
     Columns and types are those of ``rdmadump export``'s ``packets/`` dataset
     (docs/export-schema.md): ``ts`` a UTC timestamp in microseconds, ``ts_ns`` the integer
     nanoseconds. Several captures are read one after the other, each with its own
-    ``capture`` name and frame numbers, as ``export`` writes them.
+    ``capture`` name and frame numbers, as ``export`` writes them. A capture already in
+    memory (``bytes``, a ``pyarrow.Buffer``, a ``bytearray`` or ``memoryview``, which are
+    copied once) is read in place, named ``memory`` in the ``capture`` column.
 
     ``filter`` is the ``-Y`` language (``'bth.opcode == 0x0a && icrc.status == "bad"'``);
     ``fields`` picks columns by name; ``since``/``until`` bound the time as ``--since``
@@ -130,8 +149,9 @@ def packets(
             args += [name, _time(bound)]
     if threads is not None:
         args += ["--threads", str(int(threads))]
-    args += ["--", *_paths(path_or_paths)]
-    batches = _rdmadump.packets(args, list(fields or ()))
+    data = _in_memory(path_or_paths)
+    args += ["--", *([_IN_MEMORY_NAME] if data is not None else _paths(path_or_paths))]
+    batches = _rdmadump.packets(args, list(fields or ()), data)
     return _pa.RecordBatchReader.from_batches(batches.schema, batches)
 
 

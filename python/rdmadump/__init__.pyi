@@ -9,6 +9,8 @@ import pyarrow
 Path = Union[str, "os.PathLike[str]"]
 Paths = Union[Path, Iterable[Path]]
 Time = Union[str, int, float, datetime.datetime, datetime.timedelta]
+InMemory = Union[bytes, bytearray, memoryview, pyarrow.Buffer]
+"""A capture itself: bytes and pyarrow Buffers are read in place, the others copied once."""
 
 class Error(Exception):
     """Anything rdmadump could not do (other than a bad argument: ValueError)."""
@@ -31,7 +33,7 @@ class FilterError(Error):
     def __init__(self, message: str, *, column: int = ..., expression: str = ...) -> None: ...
 
 def packets(
-    path_or_paths: Paths,
+    path_or_paths: Union[Paths, InMemory],
     filter: Optional[str] = None,
     fields: Optional[Sequence[str]] = None,
     since: Optional[Time] = None,
@@ -40,7 +42,8 @@ def packets(
 ) -> pyarrow.RecordBatchReader:
     """The frames of one or more captures as export's packets table, streamed in batches.
 
-    filter is the -Y language; fields picks columns; since/until bound the time (a
+    A capture in memory (bytes, a pyarrow.Buffer...) is read in place, named "memory" in the
+    capture column. filter is the -Y language; fields picks columns; since/until bound the time (a
     datetime, epoch seconds, a timedelta after the first packet, or the command line's
     text); threads is --threads. Raises FilterError, CaptureError (after the batches read
     before the damage), ValueError.

@@ -9,10 +9,11 @@ use std::time::Duration;
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, to_ffi};
 use arrow_array::{Array, RecordBatch, StructArray};
 use arrow_schema::SchemaRef;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict, PyList};
 
+use rdmadump::capture::InMemory;
 use rdmadump::commands::api::{self, Analyzed, ApiError, Next, PacketStream};
 
 /// How long a wait for the library lasts before Python's signals are checked: short
@@ -201,10 +202,57 @@ impl PacketBatches {
     }
 }
 
-/// `read`'s input arguments (files after `--`) and the columns to keep (all if empty).
-#[pyfunction]
-fn packets(py: Python<'_>, args: Vec<String>, columns: Vec<String>) -> PyResult<PacketBatches> {
-    let stream = PacketStream::open(&args, &columns).map_err(|e| to_py(py, e))?;
+/// The bytes of a Python object that nothing writes to (`bytes`, a `pyarrow.Buffer` of an
+/// array), read in place: the reference held keeps them alive. (The buffer protocol is not
+/// in the stable ABI before Python 3.11.)
+struct Immutable {
+    _owner: Py<PyAny>,
+    start: *const u8,
+    len: usize,
+}
+
+// SAFETY: nothing writes the bytes, which live as long as `_owner`, released through
+// pyo3's pool of deferred references when dropped on a thread without the GIL.
+unsafe impl Send for Immutable {}
+unsafe impl Sync for Immutable {}
+
+impl AsRef<[u8]> for Immutable {
+    fn as_ref(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: see the type: `start` and `len` describe bytes that `_owner` keeps.
+        unsafe { std::slice::from_raw_parts(self.start, self.len) }
+    }
+}
+
+/// A capture handed over in memory: `bytes`, or a `pyarrow.Buffer` (what Spark's
+/// `binaryFile` content is in `mapInArrow`), read where it lies. The package hands over
+/// only buffers that nothing writes to: it turns the others (a `bytearray`, a
+/// `memoryview`, a buffer a caller may write) into `bytes` first.
+fn in_memory(data: Option<&Bound<'_, PyAny>>) -> PyResult<Option<InMemory>> {
+    let Some(data) = data else {
+        return Ok(None);
+    };
+    let (start, len) = if let Ok(bytes) = data.cast::<PyBytes>() {
+        let bytes = bytes.as_bytes();
+        (bytes.as_ptr(), bytes.len())
+    } else if data.hasattr("address")? && data.hasattr("size")? {
+        let address: usize = data.getattr("address")?.extract()?;
+        (address as *const u8, data.getattr("size")?.extract()?)
+    } else {
+        return Err(PyTypeError::new_err(
+            "a capture in memory is bytes or a pyarrow.Buffer",
+        ));
+    };
+    Ok(Some(InMemory::new(Immutable {
+        _owner: data.clone().unbind(),
+        start,
+        len,
+    })))
+}
+
+fn batches(py: Python<'_>, stream: PacketStream) -> PyResult<PacketBatches> {
     let schema = schema_to_py(py, stream.schema())?;
     Ok(PacketBatches {
         stream: Mutex::new(Gathering {
@@ -213,6 +261,51 @@ fn packets(py: Python<'_>, args: Vec<String>, columns: Vec<String>) -> PyResult<
         }),
         schema,
     })
+}
+
+/// `read`'s input arguments (files after `--`), the columns to keep (all if empty), and
+/// the one capture's bytes when the file argument only names it.
+#[pyfunction]
+#[pyo3(signature = (args, columns, data=None))]
+fn packets(
+    py: Python<'_>,
+    args: Vec<String>,
+    columns: Vec<String>,
+    data: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PacketBatches> {
+    let stream = PacketStream::open(&args, &columns, in_memory(data)?).map_err(|e| to_py(py, e))?;
+    batches(py, stream)
+}
+
+/// The packets table `rdmadump export ARGS` writes for its one capture.
+#[pyfunction]
+#[pyo3(signature = (args, data=None))]
+fn export_packets(
+    py: Python<'_>,
+    args: Vec<String>,
+    data: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PacketBatches> {
+    let stream = PacketStream::export(&args, in_memory(data)?).map_err(|e| to_py(py, e))?;
+    batches(py, stream)
+}
+
+/// Every other table `rdmadump export ARGS` writes for its one capture, as a list of
+/// (dataset, `pyarrow.Table`).
+#[pyfunction]
+#[pyo3(signature = (args, data=None))]
+fn describe(
+    py: Python<'_>,
+    args: Vec<String>,
+    data: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyList>> {
+    let data = in_memory(data)?;
+    let tables =
+        interruptible(py, move || api::describe(&args, data))?.map_err(|e| to_py(py, e))?;
+    let list = PyList::empty(py);
+    for (name, (schema, batches)) in tables {
+        list.append((name, table_to_py(py, schema, batches)?))?;
+    }
+    Ok(list.unbind())
 }
 
 /// A finished analysis: its report as JSON, its tables, its HTML page.
@@ -275,6 +368,8 @@ fn info(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
 #[pymodule]
 fn _rdmadump(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(packets, m)?)?;
+    m.add_function(wrap_pyfunction!(export_packets, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
     m.add_class::<PacketBatches>()?;

@@ -52,3 +52,24 @@ READABLE = sorted(
     and p.suffix in (".pcap", ".pcapng", ".erf", ".gz", ".zst")
     and p.name != "huge_caplen.pcap"
 )
+
+
+def required(found: bool, what: str) -> None:
+    """Skips the module when `what` is missing; under CI (which installs everything) the
+    module fails instead, as the Rust tests do."""
+    if found:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} is missing, and CI must run these tests", pytrace=False)
+    pytest.skip(f"{what} is not installed", allow_module_level=True)
+
+
+def real_captures() -> list:
+    """The real captures (never copied into the repository): $RDMADUMP_CAPTURES, else
+    ../shared/captures beside the repository; none outside CI when neither exists."""
+    given = os.environ.get("RDMADUMP_CAPTURES")
+    folder = Path(given) if given else ROOT.parent / "shared" / "captures"
+    if not folder.is_dir():
+        assert not os.environ.get("CI"), f"the real captures are missing ({folder})"
+        return []
+    return sorted(str(p) for p in folder.iterdir() if ".pcap" in p.name)

@@ -136,3 +136,19 @@ def test_a_reader_dropped_early_stops_its_thread():
     first = reader.read_next_batch()
     assert first.num_rows > 0
     del reader
+
+
+def test_a_capture_in_memory_reads_as_its_file():
+    import gzip
+
+    name = fixture("mad_cm_roce.pcap")
+    with open(name, "rb") as f:
+        whole = f.read()
+    expected = rdmadump.packets(name).read_all().drop_columns(["capture"])
+    given = [whole, bytearray(whole), memoryview(whole), pa.py_buffer(whole), gzip.compress(whole)]
+    for data in given:
+        got = rdmadump.packets(data).read_all()
+        assert set(got.column("capture").to_pylist()) == {"memory"}, type(data)
+        assert got.drop_columns(["capture"]).equals(expected), type(data)
+    with pytest.raises(rdmadump.CaptureError):
+        rdmadump.packets(whole[:10]).read_all()

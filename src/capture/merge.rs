@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{
-    AnyReader, CaptureError, Container, Damage, InterfaceInfo, Record, Releaser, Source, compressed,
+    AnyReader, CaptureError, Container, Damage, InMemory, InterfaceInfo, Record, Releaser, Source,
+    compressed,
 };
 
 /// What reading the inputs found, beyond the packets themselves.
@@ -110,18 +111,35 @@ pub fn open_sources(
     no_mmap: bool,
     notices: &mut Vec<Notice>,
 ) -> Vec<Option<Source>> {
+    open_inputs(paths, &[], no_mmap, notices)
+}
+
+/// [`open_sources`], except that the capture `in_memory` holds at a path's index is read in
+/// place of that path, which then only names it.
+pub fn open_inputs(
+    paths: &[PathBuf],
+    in_memory: &[Option<InMemory>],
+    no_mmap: bool,
+    notices: &mut Vec<Notice>,
+) -> Vec<Option<Source>> {
     let many = paths.len() >= DEFER_STREAMS_FROM;
     let mut mapped = 0;
     paths
         .iter()
         .enumerate()
-        .map(
-            |(file, path)| match Source::open(path, no_mmap || mapped >= MAX_MAPPED) {
+        .map(|(file, path)| {
+            let held = in_memory.get(file).cloned().flatten();
+            let from_disk = held.is_none();
+            let opened = match held {
+                Some(bytes) => Source::in_memory(bytes),
+                None => Source::open(path, no_mmap || mapped >= MAX_MAPPED),
+            };
+            match opened {
                 Ok(Source::Mapped(map)) => {
                     mapped += 1;
                     Some(Source::Mapped(map))
                 }
-                Ok(Source::Stream(..)) if many && is_regular_file(path) => {
+                Ok(Source::Stream(..)) if many && from_disk && is_regular_file(path) => {
                     Some(Source::Deferred(path.clone()))
                 }
                 Ok(source) => Some(source),
@@ -133,8 +151,8 @@ pub fn open_sources(
                     });
                     None
                 }
-            },
-        )
+            }
+        })
         .collect()
 }
 

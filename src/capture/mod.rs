@@ -4,6 +4,7 @@ mod compressed;
 mod describe;
 pub mod info;
 pub mod input;
+mod memory;
 pub mod merge;
 mod mmap;
 mod pcap;
@@ -22,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 pub use describe::{Container, ContainerKind, InterfaceInfo, TsResolution};
 pub use input::{Input, ReadInput, Releaser, SliceInput};
+pub use memory::InMemory;
 pub use mmap::{Mapped, prefetch_line};
 pub use spool::Spool;
 
@@ -345,6 +347,8 @@ pub enum Source {
     /// dropped whole when done (see [`merge::Merger`]), so that thousands of inputs hold
     /// neither a decompressor, a buffer nor a mapping each before and after their turn.
     Deferred(PathBuf),
+    /// A capture handed over in memory ([`Source::in_memory`]), read in place.
+    Memory(InMemory),
 }
 
 impl Source {
@@ -453,6 +457,10 @@ impl<'m> AnyReader<'m> {
                 AnyReader::Mapped(CaptureReader::new(SliceInput::over_spool(spool))?)
             }
             Source::Deferred(path) => Self::owning(path)?,
+            Source::Memory(bytes) => {
+                let bytes: &'m InMemory = bytes;
+                AnyReader::Mapped(CaptureReader::new(SliceInput::new(bytes.as_ref()))?)
+            }
         })
     }
 

@@ -1,7 +1,9 @@
 //! The commands' work without their output, for the Python package (python/): the packets
-//! table that `export` writes, as record batches handed over one at a time; the report and
-//! the tables of `analyze`; what `info --json` says of a file. Arguments are the command
-//! line's own, parsed by clap, so that every option means here what it means there.
+//! table that `export` writes, as record batches handed over one at a time, and its other
+//! tables, for Spark to write; the report and the tables of `analyze`; what `info --json`
+//! says of a file. Arguments are the command line's own, parsed by clap, so that every
+//! option means here what it means there. A capture may also be handed over in memory (what
+//! Spark reads of a file in an object store): the file argument then only names it.
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -14,6 +16,7 @@ use clap::Parser;
 
 use crate::analyze::Analyzer;
 use crate::analyze::key::FrameRef;
+use crate::capture::InMemory;
 use crate::capture::merge::{InputReport, InputStatus, display_path};
 use crate::cli::{AnalyzeArgs, Cli, Command, InputArgs};
 use crate::dissect::Packet;
@@ -31,6 +34,7 @@ use crate::report::{Files, Report};
 
 use super::RunOptions;
 use super::analyze::Analysis;
+use super::export::{Described, DescribedSink, describe_capture};
 
 /// Why a call failed, sorted the way a caller tells its users.
 #[derive(Debug, thiserror::Error)]
@@ -142,12 +146,34 @@ pub enum Next {
 impl PacketStream {
     /// `read`'s input options (`-Y`, `--since`, `--until`, `--threads`... and the files),
     /// and the columns to keep (all when `columns` is empty). Options are checked, the
-    /// filter compiled and the columns looked up before any input is read.
-    pub fn open(args: &[String], columns: &[String]) -> Result<PacketStream, ApiError> {
+    /// filter compiled and the columns looked up before any input is read. `in_memory`
+    /// holds the one capture, which the file argument then only names.
+    pub fn open(
+        args: &[String],
+        columns: &[String],
+        in_memory: Option<InMemory>,
+    ) -> Result<PacketStream, ApiError> {
         let Command::Read(read) = parse("read", args)? else {
             return Err(ApiError::Usage("not the read command".into()));
         };
-        let input = read.input;
+        Self::start(read.input, None, columns, in_memory)
+    }
+
+    /// The packets table of `rdmadump export ARGS` for its one capture: `export`'s options
+    /// (those that do not select frames have nothing to do here) and its `--name`.
+    pub fn export(args: &[String], in_memory: Option<InMemory>) -> Result<PacketStream, ApiError> {
+        let Command::Export(export) = parse("export", args)? else {
+            return Err(ApiError::Usage("not the export command".into()));
+        };
+        Self::start(export.input, export.name, &[], in_memory)
+    }
+
+    fn start(
+        input: InputArgs,
+        name: Option<String>,
+        columns: &[String],
+        in_memory: Option<InMemory>,
+    ) -> Result<PacketStream, ApiError> {
         let filter = super::packet_filter(&input)?;
         let paths: Vec<PathBuf> = input
             .files
@@ -157,6 +183,11 @@ impl PacketStream {
             .collect();
         if paths.is_empty() {
             return Err(ApiError::Usage("no capture file given".into()));
+        }
+        if paths.len() > 1 && (in_memory.is_some() || name.is_some()) {
+            return Err(ApiError::Usage(
+                "a capture in memory, or a --name, is one capture: give one file name".into(),
+            ));
         }
         let all = packets::columns();
         let projection = if columns.is_empty() {
@@ -185,7 +216,12 @@ impl PacketStream {
             .name("rdmadump-packets".into())
             .spawn(move || {
                 for path in &paths {
-                    match read_capture(&input, &filter, path, &send) {
+                    let capture = Capture {
+                        path,
+                        name: super::export::capture_name(name.as_deref(), path),
+                        in_memory: in_memory.clone(),
+                    };
+                    match read_capture(&input, &filter, &capture, &send) {
                         Ok(ControlFlow::Continue(())) => {}
                         Ok(ControlFlow::Break(())) => return,
                         Err(err) => {
@@ -222,16 +258,25 @@ impl PacketStream {
     }
 }
 
+/// One capture of a [`PacketStream`].
+struct Capture<'p> {
+    path: &'p Path,
+    /// Its `capture` column.
+    name: String,
+    /// The capture itself, when `path` only names it.
+    in_memory: Option<InMemory>,
+}
+
 /// One capture's rows into `send`, as `export` builds them: CRCs verified, the time window
 /// anchored on the capture's own first packet. `Break` when the stream was dropped.
 fn read_capture(
     args: &InputArgs,
     filter: &crate::filter::PacketFilter,
-    path: &Path,
+    capture: &Capture<'_>,
     send: &SyncSender<Sent>,
 ) -> Result<ControlFlow<()>, ApiError> {
-    let paths = [path.to_path_buf()];
-    let name = super::export::capture_name(None, path);
+    let paths = [capture.path.to_path_buf()];
+    let name = &capture.name;
     let window = super::time_window(args, &paths);
     let selected = |pkt: &Packet<'_>| window.contains(pkt.ts_ns) && filter.matches(pkt);
     let work = |batch: &mut Batch<'_>| {
@@ -242,7 +287,7 @@ fn read_capture(
                 pkt.verify_crcs();
                 window.anchor(pkt.ts_ns);
                 if build && selected(pkt) {
-                    packets::push(table, &name, pkt);
+                    packets::push(table, name, pkt);
                 }
             }
             if build {
@@ -253,7 +298,12 @@ fn read_capture(
     let mut gathered = Table::new(&packets::columns());
     // `false` once the stream is dropped: nobody wants the rest.
     let hand_over = |rows: RecordBatch| rows.num_rows() == 0 || send.send(Ok(rows)).is_ok();
-    let options = super::pipeline_options(args, RunOptions::default());
+    let in_memory = [capture.in_memory.clone()];
+    let run = RunOptions {
+        in_memory: &in_memory,
+        ..RunOptions::default()
+    };
+    let options = super::pipeline_options(args, run);
     let input = pipeline::for_each_batch(
         &paths,
         &options,
@@ -263,7 +313,7 @@ fn read_capture(
             let Some(made) = batch.made.take() else {
                 for (_, pkt) in &batch.packets {
                     if selected(pkt) {
-                        packets::push(&mut gathered, &name, pkt);
+                        packets::push(&mut gathered, name, pkt);
                     }
                 }
                 if gathered.rows() >= BATCH_ROWS && !hand_over(gathered.finish()?) {
@@ -450,6 +500,62 @@ impl Analyzed {
         }
         batches.push(table.finish()?);
         Ok((table.schema().clone(), batches))
+    }
+}
+
+/// The rows of one dataset.
+pub type Rows = (SchemaRef, Vec<RecordBatch>);
+
+/// The tables of `rdmadump export ARGS` other than `packets`, for its one capture, by
+/// dataset name: what describes the whole capture (connections, events, priorities,
+/// commands) and its `captures` row, which says how reading it ended. A capture that could
+/// not be read is that row, not an error. `in_memory` holds the capture when the file
+/// argument only names it.
+pub fn describe(
+    args: &[String],
+    in_memory: Option<InMemory>,
+) -> Result<Vec<(&'static str, Rows)>, ApiError> {
+    let Command::Export(export) = parse("export", args)? else {
+        return Err(ApiError::Usage("not the export command".into()));
+    };
+    let filter = super::packet_filter(&export.input)?;
+    let path = match export.input.files.as_slice() {
+        [path] if export.input.read_files.is_empty() => path.clone(),
+        _ => return Err(ApiError::Usage("give one capture file".into())),
+    };
+    let name = super::export::capture_name(export.name.as_deref(), &path);
+    let mut kept = KeptRows(Described::ALL.map(|d| (d, schema_of(&d.columns()), Vec::new())));
+    let in_memory = [in_memory];
+    // Quiet: what went wrong is in the captures row, and no terminal watches.
+    let run = RunOptions {
+        in_memory: &in_memory,
+        quiet: true,
+        ..RunOptions::default()
+    };
+    describe_capture(&export, &path, run, &name, &filter, None, &mut kept)?;
+    Ok(kept
+        .0
+        .into_iter()
+        .map(|(dataset, schema, batches)| (dataset.name(), (schema, batches)))
+        .collect())
+}
+
+/// Each described dataset's rows, kept in memory.
+struct KeptRows([(Described, SchemaRef, Vec<RecordBatch>); 5]);
+
+impl DescribedSink for KeptRows {
+    fn write(
+        &mut self,
+        dataset: Described,
+        rows: RecordBatch,
+        _first_ts: Option<u64>,
+    ) -> anyhow::Result<()> {
+        if rows.num_rows() > 0
+            && let Some((_, _, batches)) = self.0.iter_mut().find(|(d, ..)| *d == dataset)
+        {
+            batches.push(rows);
+        }
+        Ok(())
     }
 }
 

@@ -228,7 +228,7 @@ impl PacketSink {
 /// The packet rows of the frames a selection keeps, in capture order: a large pipeline
 /// batch comes with its rows built by its worker ([`WORKER_BATCH`]); the rows of small ones
 /// are built here and gathered into record batches of [`BATCH_ROWS`].
-struct PacketRows {
+pub struct PacketRows {
     sink: PacketSink,
     gathered: Table,
 }
@@ -268,13 +268,78 @@ impl PacketRows {
     }
 }
 
+/// The datasets that describe a whole capture, whatever the selection: all but `packets`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Described {
+    Connections,
+    Events,
+    Priorities,
+    Commands,
+    Captures,
+}
+
+impl Described {
+    pub const ALL: [Described; 5] = [
+        Described::Connections,
+        Described::Events,
+        Described::Priorities,
+        Described::Commands,
+        Described::Captures,
+    ];
+
+    /// The dataset's directory under `--output`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Described::Connections => "connections",
+            Described::Events => "events",
+            Described::Priorities => "priorities",
+            Described::Commands => "commands",
+            Described::Captures => "captures",
+        }
+    }
+
+    pub fn columns(self) -> Vec<ColumnSpec> {
+        match self {
+            Described::Connections => connection_schema().specs(),
+            Described::Events => event_schema().specs(),
+            Described::Priorities => priority_schema().specs(),
+            Described::Commands => command_schema().specs(),
+            Described::Captures => capture_schema().specs(),
+        }
+    }
+}
+
+/// Where the rows that describe a capture go: export's Parquet files, or the record batches
+/// that the Python package hands to Spark, which writes them itself.
+pub trait DescribedSink {
+    /// `first_ts` is the capture's first frame, which places a file in its partition.
+    fn write(
+        &mut self,
+        dataset: Described,
+        rows: RecordBatch,
+        first_ts: Option<u64>,
+    ) -> anyhow::Result<()>;
+}
+
 struct Datasets {
     packets: DatasetWriter,
-    connections: DatasetWriter,
-    events: DatasetWriter,
-    priorities: DatasetWriter,
-    commands: DatasetWriter,
-    captures: DatasetWriter,
+    described: DescribedWriters,
+}
+
+/// A Parquet dataset writer for each of [`Described::ALL`], in that order.
+struct DescribedWriters([DatasetWriter; 5]);
+
+impl DescribedSink for DescribedWriters {
+    fn write(
+        &mut self,
+        dataset: Described,
+        rows: RecordBatch,
+        first_ts: Option<u64>,
+    ) -> anyhow::Result<()> {
+        let index = Described::ALL.iter().position(|d| *d == dataset);
+        let writer = &mut self.0[index.expect("every dataset has its writer")];
+        Ok(writer.write(&rows, first_ts)?)
+    }
 }
 
 impl Datasets {
@@ -284,28 +349,17 @@ impl Datasets {
         };
         Datasets {
             packets: writer("packets", &packets::columns()),
-            connections: writer("connections", &connection_schema().specs()),
-            events: writer("events", &event_schema().specs()),
-            priorities: writer("priorities", &priority_schema().specs()),
-            commands: writer("commands", &command_schema().specs()),
-            captures: writer("captures", &capture_schema().specs()),
+            described: DescribedWriters(Described::ALL.map(|d| writer(d.name(), &d.columns()))),
         }
     }
 
-    fn all(&self) -> [&DatasetWriter; 6] {
-        [
-            &self.packets,
-            &self.connections,
-            &self.events,
-            &self.priorities,
-            &self.commands,
-            &self.captures,
-        ]
+    fn all(&self) -> impl Iterator<Item = &DatasetWriter> {
+        std::iter::once(&self.packets).chain(&self.described.0)
     }
 
     /// An earlier export of the capture, in any table, unless it is to be replaced.
     fn refuse_existing(&self) -> Result<(), ExportError> {
-        match self.all().iter().flat_map(|d| d.conflicts()).next() {
+        match self.all().flat_map(|d| d.conflicts()).next() {
             Some(existing) => Err(ExportError::Exists(existing)),
             None => Ok(()),
         }
@@ -316,14 +370,7 @@ impl Datasets {
     fn commit(mut self) -> Result<(), ExportError> {
         self.refuse_existing()?;
         let mut temporaries = Vec::new();
-        for set in [
-            &mut self.packets,
-            &mut self.connections,
-            &mut self.events,
-            &mut self.priorities,
-            &mut self.commands,
-            &mut self.captures,
-        ] {
+        for set in std::iter::once(&mut self.packets).chain(&mut self.described.0) {
             temporaries.extend(set.take_finished()?);
         }
         let names = commit_all(temporaries)?;
@@ -347,7 +394,7 @@ impl Events {
         analyzer: &mut Analyzer,
         capture: &str,
         files: &[String],
-        out: &mut DatasetWriter,
+        out: &mut dyn DescribedSink,
     ) -> anyhow::Result<()> {
         let anomalies: Vec<_> = analyzer.anomalies.kept.drain(..).collect();
         let missed: Vec<_> = analyzer.capture_missed.drain(..).collect();
@@ -361,7 +408,7 @@ impl Events {
             };
             schema.push(&mut self.table, &record);
             if self.table.rows() >= BATCH_ROWS {
-                out.write(&self.table.finish()?, analyzer.first_ts)?;
+                out.write(Described::Events, self.table.finish()?, analyzer.first_ts)?;
             }
         }
         // One row per run of PSNs the capture missed.
@@ -372,7 +419,7 @@ impl Events {
             };
             schema.push(&mut self.table, &record);
             if self.table.rows() >= BATCH_ROWS {
-                out.write(&self.table.finish()?, analyzer.first_ts)?;
+                out.write(Described::Events, self.table.finish()?, analyzer.first_ts)?;
             }
         }
         Ok(())
@@ -416,36 +463,85 @@ fn export_capture(
     filter: &PacketFilter,
     options: &DatasetOptions,
 ) -> anyhow::Result<Outcome> {
-    let paths = [path.to_path_buf()];
-    let window = super::time_window(&args.input, &paths);
-    let mut analyzer = Analyzer::new(super::analysis_config(&args.analysis));
     let datasets = Datasets::new(&args.output, name, options);
     // Refused before the work rather than after it.
     datasets.refuse_existing()?;
     let Datasets {
         packets: packet_writer,
-        connections,
-        events: event_writer,
-        priorities,
-        commands,
-        captures,
+        mut described,
     } = datasets;
-    let threads = super::threads(&args.input);
     let mut packet_rows = PacketRows {
-        sink: PacketSink::new(packet_writer, threads),
+        sink: PacketSink::new(packet_writer, super::threads(&args.input)),
         gathered: Table::new(&packets::columns()),
     };
-    let mut event_writer = event_writer;
+    let capture = describe_capture(
+        args,
+        path,
+        RunOptions::default(),
+        name,
+        filter,
+        Some(&mut packet_rows),
+        &mut described,
+    )?;
+    let datasets = Datasets {
+        packets: packet_rows.finish(capture.first_ts)?,
+        described,
+    };
+    datasets
+        .commit()
+        .with_context(|| format!("exporting {}", path.display()))?;
+    let lost = capture.dropped.described();
+    if !lost.is_empty() {
+        eprintln!(
+            "rdmadump: {}: not exported, counted in the captures table: {}",
+            capture.path,
+            lost.join(", ")
+        );
+    }
+    Ok(match capture.status {
+        CaptureStatus::Complete | CaptureStatus::Truncated => Outcome::Written,
+        CaptureStatus::Damaged => Outcome::Damaged,
+        CaptureStatus::Failed => Outcome::Unreadable,
+    })
+}
+
+/// What reading and analysing a capture found, beside the rows it gave.
+pub struct DescribedCapture {
+    pub status: CaptureStatus,
+    /// The capture's first frame.
+    pub first_ts: Option<u64>,
+    pub dropped: Dropped,
+    /// The path as messages name it.
+    pub path: String,
+}
+
+/// Reads one capture and analyses it as `export` does: the packet rows of the frames the
+/// selection keeps go to `packet_rows` (none are built without it), and the rows of every
+/// other dataset, which describe the whole capture, to `described`. `run.in_memory` holds
+/// the capture when it is not read from `path`, which then only names it.
+pub fn describe_capture(
+    args: &ExportArgs,
+    path: &Path,
+    run: RunOptions<'_>,
+    name: &str,
+    filter: &PacketFilter,
+    mut packet_rows: Option<&mut PacketRows>,
+    described: &mut dyn DescribedSink,
+) -> anyhow::Result<DescribedCapture> {
+    let paths = [path.to_path_buf()];
+    let window = super::time_window(&args.input, &paths);
+    let mut analyzer = Analyzer::new(super::analysis_config(&args.analysis));
     let mut events = Events {
         table: Table::new(&event_schema().specs()),
         anomalies: 0,
     };
     let files = [name.to_string()];
+    let with_rows = packet_rows.is_some();
     let selected = |pkt: &Packet<'_>| window.contains(pkt.ts_ns) && filter.matches(pkt);
     // The worker stage verifies CRCs, and builds the rows of the frames the selection keeps;
     // every frame is analysed, so that connections and events describe the whole capture.
     let work = |batch: &mut Batch<'_>| {
-        let build = batch.packets.len() >= WORKER_BATCH;
+        let build = with_rows && batch.packets.len() >= WORKER_BATCH;
         WORKER_ROWS.with_borrow_mut(|rows| {
             let table = rows.get_or_insert_with(|| Table::new(&packets::columns()));
             for (_, pkt) in batch.packets.iter_mut() {
@@ -460,36 +556,24 @@ fn export_capture(
             }
         });
     };
-    let input = for_each_batch_with(
-        &paths,
-        &args.input,
-        RunOptions::default(),
-        work,
-        |batch: &mut Batch<'_>| {
-            for (file, pkt) in &batch.packets {
-                analyzer.observe(*file, pkt);
-            }
-            packet_rows.add(batch, selected, name, analyzer.first_ts)?;
-            if analyzer.anomalies.kept.len() >= BATCH_ROWS
-                || analyzer.capture_missed.len() >= BATCH_ROWS
-            {
-                events.drain(&mut analyzer, name, &files, &mut event_writer)?;
-            }
-            Ok(ControlFlow::Continue(()))
-        },
-    )
+    let input = for_each_batch_with(&paths, &args.input, run, work, |batch: &mut Batch<'_>| {
+        for (file, pkt) in &batch.packets {
+            analyzer.observe(*file, pkt);
+        }
+        if let Some(rows) = packet_rows.as_deref_mut() {
+            rows.add(batch, selected, name, analyzer.first_ts)?;
+        }
+        if analyzer.anomalies.kept.len() >= BATCH_ROWS
+            || analyzer.capture_missed.len() >= BATCH_ROWS
+        {
+            events.drain(&mut analyzer, name, &files, described)?;
+        }
+        Ok(ControlFlow::Continue(()))
+    })
     .with_context(|| format!("exporting {}", path.display()))?;
     analyzer.finish();
     let first_ts = analyzer.first_ts;
-    let mut datasets = Datasets {
-        packets: packet_rows.finish(first_ts)?,
-        connections,
-        events: event_writer,
-        priorities,
-        commands,
-        captures,
-    };
-    events.drain(&mut analyzer, name, &files, &mut datasets.events)?;
+    events.drain(&mut analyzer, name, &files, described)?;
     let report = Report::new(&analyzer, &input);
     let dropped = Dropped::of(&report, analyzer.anomalies.total() - events.anomalies);
     let outcome = input.inputs.first().cloned().unwrap_or_default();
@@ -500,13 +584,17 @@ fn export_capture(
         InputStatus::Failed => CaptureStatus::Damaged,
     };
     let display = crate::capture::merge::display_path(path);
-    let record = CaptureRecord {
-        capture: name,
-        path: &display,
-        size_bytes: std::fs::metadata(path)
+    let size_bytes = match run.in_memory.first() {
+        Some(Some(bytes)) => Some(bytes.len() as u64),
+        _ => std::fs::metadata(path)
             .ok()
             .filter(|m| m.is_file())
             .map(|m| m.len()),
+    };
+    let record = CaptureRecord {
+        capture: name,
+        path: &display,
+        size_bytes,
         packets: input.records,
         first_ts_ns: first_ts,
         last_ts_ns: analyzer.last_ts,
@@ -517,28 +605,18 @@ fn export_capture(
         dropped,
     };
     events.push_break(name, &record, &files)?;
-    datasets.events.write(&events.table.finish()?, first_ts)?;
-    write_connections(&report, first_ts, name, &mut datasets.connections)?;
-    write_priorities(&analyzer, name, &mut datasets.priorities)?;
-    write_commands(&analyzer, name, &mut datasets.commands)?;
+    described.write(Described::Events, events.table.finish()?, first_ts)?;
+    write_connections(&report, first_ts, name, described)?;
+    write_priorities(&analyzer, name, described)?;
+    write_commands(&analyzer, name, described)?;
     let mut table = Table::new(&capture_schema().specs());
     capture_schema().push(&mut table, &record);
-    datasets.captures.write(&table.finish()?, first_ts)?;
-    datasets
-        .commit()
-        .with_context(|| format!("exporting {}", path.display()))?;
-    let lost = dropped.described();
-    if !lost.is_empty() {
-        eprintln!(
-            "rdmadump: {}: not exported, counted in the captures table: {}",
-            display,
-            lost.join(", ")
-        );
-    }
-    Ok(match status {
-        CaptureStatus::Complete | CaptureStatus::Truncated => Outcome::Written,
-        CaptureStatus::Damaged => Outcome::Damaged,
-        CaptureStatus::Failed => Outcome::Unreadable,
+    described.write(Described::Captures, table.finish()?, first_ts)?;
+    Ok(DescribedCapture {
+        status,
+        first_ts,
+        dropped,
+        path: display,
     })
 }
 
@@ -546,31 +624,34 @@ fn write_connections(
     report: &Report<'_>,
     first_ts: Option<u64>,
     name: &str,
-    out: &mut DatasetWriter,
+    out: &mut dyn DescribedSink,
 ) -> anyhow::Result<()> {
     connection_batches(report, name, BATCH_ROWS, |batch| -> anyhow::Result<()> {
-        Ok(out.write(&batch, first_ts)?)
+        out.write(Described::Connections, batch, first_ts)
     })
 }
 
-fn write_commands(analyzer: &Analyzer, name: &str, out: &mut DatasetWriter) -> anyhow::Result<()> {
+fn write_commands(
+    analyzer: &Analyzer,
+    name: &str,
+    out: &mut dyn DescribedSink,
+) -> anyhow::Result<()> {
     let rows = CommandRecord::all(name, analyzer.nvme.queues.values());
     let schema = command_schema();
     let mut table = Table::new(&schema.specs());
     for row in &rows {
         schema.push(&mut table, row);
         if table.rows() >= BATCH_ROWS {
-            out.write(&table.finish()?, analyzer.first_ts)?;
+            out.write(Described::Commands, table.finish()?, analyzer.first_ts)?;
         }
     }
-    out.write(&table.finish()?, analyzer.first_ts)?;
-    Ok(())
+    out.write(Described::Commands, table.finish()?, analyzer.first_ts)
 }
 
 fn write_priorities(
     analyzer: &Analyzer,
     name: &str,
-    out: &mut DatasetWriter,
+    out: &mut dyn DescribedSink,
 ) -> anyhow::Result<()> {
     let rows = crate::report::priorities::rows(analyzer);
     // After the rows it reads: a schema's columns read rows of one lifetime.
@@ -579,6 +660,5 @@ fn write_priorities(
     for row in &rows {
         schema.push(&mut table, &PriorityRecord { capture: name, row });
     }
-    out.write(&table.finish()?, analyzer.first_ts)?;
-    Ok(())
+    out.write(Described::Priorities, table.finish()?, analyzer.first_ts)
 }

@@ -21,6 +21,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 
 use crate::analyze::AnalyzeConfig;
+use crate::capture::InMemory;
 use crate::capture::merge::InputReport;
 use crate::cli::{AnalysisArgs, Cli, Command, InputArgs};
 use crate::dissect::{DecodeOptions, Packet};
@@ -125,6 +126,7 @@ pub(crate) const PREPARE: RunOptions<'static> = RunOptions {
     offsets: &[],
     quiet: true,
     skip_crcs: true,
+    in_memory: &[],
 };
 
 /// The files to read: those named, or stdin when none are named and stdin is not a terminal.
@@ -209,6 +211,8 @@ pub struct RunOptions<'o> {
     pub quiet: bool,
     /// Leave ICRC and VCRC unverified.
     pub skip_crcs: bool,
+    /// Captures already in memory, by the index of the input that names them.
+    pub in_memory: &'o [Option<InMemory>],
 }
 
 /// What `args` and `run` ask of the pipeline.
@@ -219,6 +223,7 @@ pub fn pipeline_options(args: &InputArgs, run: RunOptions<'_>) -> PipelineOption
         decode: decode_options(args),
         offsets: run.offsets.to_vec(),
         verify_crcs: !run.skip_crcs,
+        in_memory: run.in_memory.to_vec(),
     }
 }
 

@@ -36,7 +36,8 @@ pub use observer::{Observer, PROGRESS_EVERY, Silent};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 
-use crate::capture::merge::{InputReport, Merger, open_sources};
+use crate::capture::InMemory;
+use crate::capture::merge::{InputReport, Merger, open_inputs};
 use crate::dissect::{CrcMode, DecodeOptions, Decoder, Packet};
 use crate::filter::PacketFilter;
 use crate::filter::time::TimeWindow;
@@ -67,6 +68,9 @@ pub struct PipelineOptions {
     pub offsets: Vec<i64>,
     /// Verify ICRC and VCRC in [`for_each_packet`].
     pub verify_crcs: bool,
+    /// Captures already in memory, by the index of the path that names them: read in place
+    /// of that path, which is not opened.
+    pub in_memory: Vec<Option<InMemory>>,
 }
 
 impl Default for PipelineOptions {
@@ -78,6 +82,7 @@ impl Default for PipelineOptions {
             decode: DecodeOptions::default(),
             offsets: Vec::new(),
             verify_crcs: true,
+            in_memory: Vec::new(),
         }
     }
 }
@@ -103,7 +108,7 @@ where
 {
     let threads = options.threads;
     let mut opened = Vec::new();
-    let mut sources = open_sources(paths, !options.mmap, &mut opened);
+    let mut sources = open_inputs(paths, &options.in_memory, !options.mmap, &mut opened);
     if threads > 1 {
         inputs::read_streams_ahead(&mut sources, threads);
     }
