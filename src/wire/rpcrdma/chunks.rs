@@ -158,12 +158,15 @@ impl<'a> RpcRdma<'a> {
                 while more(rest, at, offset)? {
                     at = write_chunk_end(rest, at + 4, offset)?;
                 }
+                // The reply chunk is optional data: a discriminator, then the chunk when it
+                // is 1. The message ends with the chunk, or after the discriminator 0.
                 let reply_at = at + 4;
-                at = reply_at;
-                if more(rest, at, offset)? {
-                    at = write_chunk_end(rest, at + 4, offset)?;
-                }
-                (write_at, reply_at, at + 4)
+                let end = if more(rest, reply_at, offset)? {
+                    write_chunk_end(rest, reply_at + 4, offset)?
+                } else {
+                    reply_at + 4
+                };
+                (write_at, reply_at, end)
             }
         };
         let narrow = |v: usize| u16::try_from(v).map_err(|_| bad(offset, v, "lists too long"));
@@ -249,7 +252,8 @@ impl<'a> RpcRdma<'a> {
     /// The RPC message an RDMA_MSG carries inline, as captured.
     pub fn rpc(&self) -> Option<&'a [u8]> {
         matches!(self.header.proc(), proc::RDMA_MSG | proc::RDMA_MSGP)
-            .then(|| &self.rest[self.end as usize..])
+            .then(|| self.rest.get(self.end as usize..))
+            .flatten()
     }
 
     /// Where the RPC message starts in the RPC-over-RDMA message.
@@ -319,6 +323,25 @@ mod tests {
         assert_eq!(m.reply_count(), 2);
         assert_eq!(m.reply_chunk().unwrap().length(), 30);
         assert_eq!(m.rpc(), None);
+    }
+
+    /// RFC 8166 4.2: the reply chunk is optional data, so an RDMA_MSG with one carries its
+    /// RPC message right after the chunk, with no terminator between. Found by fuzzing,
+    /// which ended the lists 4 bytes past the chunk, and past the buffer.
+    #[test]
+    fn an_inline_call_follows_its_reply_chunk_at_once() {
+        let mut b = words(&[0x42, 1, 8, 0]); // RDMA_MSG
+        b.extend(words(&[0, 0])); // no read list, no write list
+        b.extend(words(&[1, 1, 0xd1, 512, 0, 0x800])); // reply chunk, 1 segment
+        b.extend(words(&[0x42, 0])); // the call: XID, CALL
+        let m = RpcRdma::new_checked(&b, 0).unwrap();
+        assert_eq!(m.reply_count(), 1);
+        assert_eq!(m.rpc(), Some(&words(&[0x42, 0])[..]));
+        assert_eq!(m.rpc_offset(), 16 + 8 + 24);
+        // The same message cut right after its reply chunk has no call, and no panic.
+        let cut = &b[..b.len() - 8];
+        let m = RpcRdma::new_checked(cut, 0).unwrap();
+        assert_eq!(m.rpc(), Some(&[][..]));
     }
 
     #[test]
