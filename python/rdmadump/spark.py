@@ -109,7 +109,7 @@ def _failed(name: str, path: str, size: Optional[int], error: str) -> pa.Table:
     row: Dict[str, Any] = {f.name: None for f in schema}
     row.update(capture=name, path=path, size_bytes=size, packets=0, status="failed")
     row.update(complete=False, error=error, skipped_blocks=0, skipped_bytes=0)
-    row.update({f.name: 0 for f in schema if f.name.startswith("dropped_")})
+    row.update({f.name: 0 for f in schema if f.name.startswith(("dropped_", "capture_"))})
     return pa.Table.from_pylist([row], schema=schema)
 
 

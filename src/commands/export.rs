@@ -602,6 +602,7 @@ pub fn describe_capture(
         broke_at: outcome.broke_at,
         error: outcome.error.as_deref(),
         damage: outcome.damage,
+        capture_loss: report.capture_loss,
         dropped,
     };
     events.push_break(name, &record, &files)?;

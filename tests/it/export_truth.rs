@@ -399,3 +399,33 @@ fn a_compressed_capture_cut_short_is_read_as_one_cut_short() {
         assert_eq!(report["capture"]["packets"], packets, "{path}");
     }
 }
+
+/// The `captures` row says how much the capture itself missed, as the capture-truth
+/// generator typed it in (fixtures/gen/make_capture_truth.py): 180 of 600 sequenced packets
+/// acknowledged but not captured, and the skipped PSNs nothing confirms in another.
+#[test]
+fn the_captures_row_gives_what_the_capture_missed() {
+    let all: Value =
+        serde_json::from_str(&fs::read_to_string(fixture("capture_truth/expected.json")).unwrap())
+            .unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    for name in ["missed_30pct.pcap", "unconfirmed_tail.pcap", "roce_v1.pcap"] {
+        let path = if name == "roce_v1.pcap" {
+            fixture(name)
+        } else {
+            fixture(&format!("capture_truth/{name}"))
+        };
+        let out = scratch.path().join(name);
+        let result = export(&out, &[], &[&path]);
+        assert!(result.status.success(), "{}", stderr(&result));
+        let row = &rows(&out, "captures")[0];
+        // A capture with no truth entry missed nothing: it is whole by construction.
+        let zero = serde_json::json!({"missed": 0, "expected": null, "unconfirmed": 0});
+        let truth = all.get(name).map_or(&zero, |t| &t["capture_loss"]);
+        assert_eq!(row["capture_missed"], truth["missed"], "{name}");
+        assert_eq!(row["capture_unconfirmed"], truth["unconfirmed"], "{name}");
+        if !truth["expected"].is_null() {
+            assert_eq!(row["capture_expected"], truth["expected"], "{name}");
+        }
+    }
+}

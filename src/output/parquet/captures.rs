@@ -2,6 +2,7 @@
 //! whether the capture was read whole and what the analysis did not keep, so that a query
 //! can tell a complete capture from one cut short, and a count from one that lost rows.
 
+use crate::analyze::capture_loss::Counts as CaptureLoss;
 use crate::capture::Damage;
 use crate::report::Report;
 
@@ -98,6 +99,8 @@ pub struct CaptureRecord<'a> {
     pub error: Option<&'a str>,
     /// What the reader skipped to read on past damage (a pcapng resync).
     pub damage: Damage,
+    /// The sequenced packets the capture missed: acknowledged, so not network loss.
+    pub capture_loss: CaptureLoss,
     pub dropped: Dropped,
 }
 
@@ -180,6 +183,21 @@ pub fn capture_schema<'a>() -> RowSchema<CaptureRecord<'a>> {
             "skipped_bytes",
             "bytes scanned past to find the next valid block after damage",
             |r: &CaptureRecord<'_>| r.damage.skipped_bytes,
+        ),
+        int(
+            "capture_missed",
+            "requests and READ responses the capture missed though the responder acknowledged them: the sniffer's loss, not the network's",
+            |r: &CaptureRecord<'_>| r.capture_loss.missed,
+        ),
+        int(
+            "capture_expected",
+            "requests and READ responses that passed the capture point: those seen plus capture_missed",
+            |r: &CaptureRecord<'_>| r.capture_loss.expected(),
+        ),
+        int(
+            "capture_unconfirmed",
+            "skipped PSNs with neither evidence of delivery nor of repair in the capture",
+            |r: &CaptureRecord<'_>| r.capture_loss.unconfirmed,
         ),
         count(
             "dropped_connection_ends",
