@@ -182,6 +182,15 @@ have_tshark=$(command -v tshark >/dev/null 2>&1 && echo 1 || echo 0)
 [ "$have_tshark" = 1 ] && time_as ts_prefix "tshark -r $prefix -T fields -e infiniband.bth.psn"
 have_export=$($BIN export --help >/dev/null 2>&1 && echo 1 || echo 0)
 [ "$have_export" = 1 ] && time_as ex_big "rm -rf $out; $BIN export -o $out $big"
+# The Python package (issue 33; `pip install ./python`, a release wheel): packets() into
+# Arrow batches against export, analyze() against the CLI. Skipped when not installed.
+have_python=0
+python3 -c "import rdmadump" >/dev/null 2>&1 && have_python=1
+if [ "$have_python" = 1 ]; then
+    time_as py_packets "python3 -c 'import rdmadump; [None for _ in rdmadump.packets(\"$big\")]'"
+    time_as py_analyze "python3 -c 'import rdmadump; rdmadump.analyze(\"$big\").report'"
+    time_as py_start "python3 -c 'import rdmadump'"
+fi
 time_as pair_half "$BIN analyze --json $pair_half"
 time_as pair_full "$BIN analyze --json $pair_full"
 time_as merge_half "$BIN read --json $merge_half"
@@ -253,6 +262,14 @@ for _ in range($RUNS + 1):
 print(f'{best:.4f}')")
         echo "| DuckDB: ICRC-bad per QP over the export | packets/ | $duck | | $(ratio "$duck" "$an_big") x analyze on the pcap |"
     fi
+fi
+
+if [ "$have_python" = 1 ]; then
+    rss_py=$(peak_mb python3 -c "import rdmadump; [None for _ in rdmadump.packets('$big')]")
+    vs_export=
+    [ "$have_export" = 1 ] && vs_export="$(ratio "$py_packets" "$ex_big") x export (target 1.5)"
+    echo "| Python: rdmadump.packets() into Arrow batches | $(size_mb "$big") MB | $py_packets | peak RSS $rss_py MB | $vs_export |"
+    echo "| Python: rdmadump.analyze().report | same | $py_analyze | | $(ratio "$py_analyze" "$an_big") x analyze --json (target 1.1); start and import alone $py_start s |"
 fi
 
 echo
