@@ -11,8 +11,8 @@ use crate::dissect::{CallLink, RecognisedBy, SessionMessage, SessionRef};
 
 pub use super::nvme::{SLOWEST, percentile};
 
-/// A call answered in the capture.
-#[derive(Debug, Clone)]
+/// A call answered in the capture; the report lists the slowest as they are.
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Answered {
     pub name: &'static str,
     /// XID, ITT or message ID.

@@ -368,11 +368,7 @@ impl<'m> Merger<'m> {
         let Some(parked) = self.parked.get_mut(index).and_then(Option::take) else {
             return false;
         };
-        let opened = AnyReader::owning(&parked.path).and_then(|mut reader| {
-            let has_record = reader.advance()?;
-            Ok((reader, has_record))
-        });
-        match opened {
+        match on_first_record(&parked.path) {
             Ok((reader, true)) => {
                 self.readers[index] = Some((reader, 0));
                 true
@@ -641,14 +637,21 @@ fn collect_warnings(
 /// Reads a deferred input up to its first record, and closes it again: parked, when it
 /// has one; otherwise its reader, which has nothing to merge but what it warned of.
 fn park<'any>(path: &Path) -> Result<Result<Parked, AnyReader<'any>>, CaptureError> {
-    let mut reader = AnyReader::owning(path)?;
-    if !reader.advance()? {
+    let (reader, has_record) = on_first_record(path)?;
+    if !has_record {
         return Ok(Err(reader));
     }
     Ok(Ok(Parked {
         path: path.to_path_buf(),
         first_ts: reader.current_ts().flatten(),
     }))
+}
+
+/// `path` opened as an owning stream and moved to its first record; false when it has none.
+fn on_first_record<'any>(path: &Path) -> Result<(AnyReader<'any>, bool), CaptureError> {
+    let mut reader = AnyReader::owning(path)?;
+    let has_record = reader.advance()?;
+    Ok((reader, has_record))
 }
 
 /// Records looked at in each file for a timestamp, past any pcapng Simple Packet Blocks,

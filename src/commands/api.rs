@@ -34,7 +34,7 @@ use crate::report::{Files, Report};
 
 use super::RunOptions;
 use super::analyze::Analysis;
-use super::export::{Described, DescribedSink, describe_capture};
+use super::export::{Described, DescribedSink, build_rows, describe_capture};
 
 /// Why a call failed, sorted the way a caller tells its users.
 #[derive(Debug, thiserror::Error)]
@@ -108,17 +108,9 @@ fn first_failure(input: &InputReport, paths: &[PathBuf]) -> Option<ApiError> {
 /// Rows of a record batch handed over: as many as `export` writes at once.
 const BATCH_ROWS: usize = 8192;
 
-/// Frames in a pipeline batch from which its worker builds the rows (as `export` does).
-const WORKER_BATCH: usize = 64;
-
 /// Record batches decoded ahead of the caller: enough to keep the reader busy while the
 /// caller works on one, few enough that memory stays a few tens of MB.
 const QUEUED_BATCHES: usize = 4;
-
-thread_local! {
-    /// Each worker thread's packet columns, which a pipeline batch's rows are built in.
-    static WORKER_ROWS: std::cell::RefCell<Option<Table>> = const { std::cell::RefCell::new(None) };
-}
 
 /// What the reading thread hands over: rows, or why it stopped early.
 type Sent = Result<RecordBatch, ApiError>;
@@ -279,22 +271,7 @@ fn read_capture(
     let name = &capture.name;
     let window = super::time_window(args, &paths);
     let selected = |pkt: &Packet<'_>| window.contains(pkt.ts_ns) && filter.matches(pkt);
-    let work = |batch: &mut Batch<'_>| {
-        let build = batch.packets.len() >= WORKER_BATCH;
-        WORKER_ROWS.with_borrow_mut(|rows| {
-            let table = rows.get_or_insert_with(|| Table::new(&packets::columns()));
-            for (_, pkt) in batch.packets.iter_mut() {
-                pkt.verify_crcs();
-                window.anchor(pkt.ts_ns);
-                if build && selected(pkt) {
-                    packets::push(table, name, pkt);
-                }
-            }
-            if build {
-                batch.made = Some(Box::new(table.finish()));
-            }
-        });
-    };
+    let work = |batch: &mut Batch<'_>| build_rows(batch, &window, &selected, name, true);
     let mut gathered = Table::new(&packets::columns());
     // `false` once the stream is dropped: nobody wants the rest.
     let hand_over = |rows: RecordBatch| rows.num_rows() == 0 || send.send(Ok(rows)).is_ok();

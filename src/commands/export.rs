@@ -13,6 +13,7 @@ use crate::analyze::key::FrameRef;
 use crate::capture::merge::InputStatus;
 use crate::cli::{ExportArgs, PartitionArg};
 use crate::filter::PacketFilter;
+use crate::filter::time::TimeWindow;
 use crate::output::parquet::captures::{CaptureRecord, CaptureStatus, Dropped, capture_schema};
 use crate::output::parquet::commands::{CommandRecord, command_schema};
 use crate::output::parquet::connections::{connection_batches, connection_schema};
@@ -505,6 +506,34 @@ fn export_capture(
     })
 }
 
+/// A worker's part of building packet rows, for `export` and the Python package alike: it
+/// verifies the batch's CRCs and anchors the time window on its frames; when `with_rows`
+/// and the batch has [`WORKER_BATCH`] frames or more, the rows of the frames `selected`
+/// keeps become the batch's record batch (`batch.made`). Smaller batches are left to the
+/// consumer, which gathers their rows.
+pub fn build_rows(
+    batch: &mut Batch<'_>,
+    window: &TimeWindow,
+    selected: &dyn Fn(&Packet<'_>) -> bool,
+    name: &str,
+    with_rows: bool,
+) {
+    let build = with_rows && batch.packets.len() >= WORKER_BATCH;
+    WORKER_ROWS.with_borrow_mut(|rows| {
+        let table = rows.get_or_insert_with(|| Table::new(&packets::columns()));
+        for (_, pkt) in batch.packets.iter_mut() {
+            pkt.verify_crcs();
+            window.anchor(pkt.ts_ns);
+            if build && selected(pkt) {
+                packets::push(table, name, pkt);
+            }
+        }
+        if build {
+            batch.made = Some(Box::new(table.finish()));
+        }
+    });
+}
+
 /// What reading and analysing a capture found, beside the rows it gave.
 pub struct DescribedCapture {
     pub status: CaptureStatus,
@@ -540,22 +569,7 @@ pub fn describe_capture(
     let selected = |pkt: &Packet<'_>| window.contains(pkt.ts_ns) && filter.matches(pkt);
     // The worker stage verifies CRCs, and builds the rows of the frames the selection keeps;
     // every frame is analysed, so that connections and events describe the whole capture.
-    let work = |batch: &mut Batch<'_>| {
-        let build = with_rows && batch.packets.len() >= WORKER_BATCH;
-        WORKER_ROWS.with_borrow_mut(|rows| {
-            let table = rows.get_or_insert_with(|| Table::new(&packets::columns()));
-            for (_, pkt) in batch.packets.iter_mut() {
-                pkt.verify_crcs();
-                window.anchor(pkt.ts_ns);
-                if build && selected(pkt) {
-                    packets::push(table, name, pkt);
-                }
-            }
-            if build {
-                batch.made = Some(Box::new(table.finish()));
-            }
-        });
-    };
+    let work = |batch: &mut Batch<'_>| build_rows(batch, &window, &selected, name, with_rows);
     let input = for_each_batch_with(&paths, &args.input, run, work, |batch: &mut Batch<'_>| {
         for (file, pkt) in &batch.packets {
             analyzer.observe(*file, pkt);

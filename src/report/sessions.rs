@@ -8,18 +8,7 @@ use serde::Serialize;
 
 use super::nvme::Latency;
 use crate::analyze::Analyzer;
-use crate::analyze::sessions::{SessionStats, Sessions, percentile};
-
-#[derive(Debug, Serialize)]
-pub struct SlowCall {
-    pub name: &'static str,
-    /// XID, ITT or message ID.
-    pub key: u64,
-    pub frame: u64,
-    pub reply_frame: u64,
-    pub latency_ns: Option<u64>,
-    pub status: &'static str,
-}
+use crate::analyze::sessions::{Answered, SessionStats, Sessions, percentile};
 
 #[derive(Debug, Serialize)]
 pub struct SessionRow {
@@ -35,7 +24,7 @@ pub struct SessionRow {
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub errors: BTreeMap<&'static str, u64>,
-    pub slowest: Vec<SlowCall>,
+    pub slowest: Vec<Answered>,
 }
 
 impl SessionRow {
@@ -57,18 +46,7 @@ impl SessionRow {
             bytes_read: s.bytes_read,
             bytes_written: s.bytes_written,
             errors: s.errors.clone(),
-            slowest: s
-                .slowest()
-                .into_iter()
-                .map(|a| SlowCall {
-                    name: a.name,
-                    key: a.key,
-                    frame: a.frame,
-                    reply_frame: a.reply_frame,
-                    latency_ns: a.latency_ns,
-                    status: a.status,
-                })
-                .collect(),
+            slowest: s.slowest().into_iter().cloned().collect(),
         }
     }
 }
