@@ -374,3 +374,76 @@ fn smbd_decode_as_names_a_connection_traffic_has_not_taught_yet() {
 fn smbd_analyze_times_each_connection_as_typed_by_hand() {
     check_analysis("smbd");
 }
+
+/// The export's `commands` table for `proto`'s capture, read back with the parquet crate:
+/// one row per call, as the generator typed it, beside NVMe-oF's columns left null.
+#[cfg(feature = "export")]
+fn check_commands(proto: &str) {
+    use crate::export::{export, files_under, rows_of};
+    let base_ns: u64 = 1_700_000_000 * 1_000_000_000;
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let capture = capture(proto);
+    let out = export(
+        scratch.path(),
+        &["--partition", "none"],
+        &[std::path::Path::new(&capture)],
+    );
+    assert!(out.status.success(), "{}", crate::harness::stderr(&out));
+    let rows = rows_of(&files_under(&scratch.path().join("commands")));
+    let truth = expected(proto);
+    let want = truth["commands"].as_array().unwrap();
+    assert_eq!(rows.len(), want.len(), "{rows:#?}");
+    let null = Value::Null;
+    for (row, w) in rows.iter().zip(want) {
+        let at = |key: &str| row.get(key).unwrap_or(&null);
+        let frame = &w["command_frame"];
+        assert_eq!(at("capture"), &truth["file"]);
+        assert_eq!(at("protocol"), proto);
+        for key in [
+            "session",
+            "key",
+            "name",
+            "command_frame",
+            "response_frame",
+            "status",
+            "bytes",
+        ] {
+            assert_eq!(at(key), &w[key], "{proto} frame {frame}: {key}");
+        }
+        let unanswered = w.get("unanswered").is_some_and(|u| u == true);
+        assert_eq!(at("unanswered"), &Value::from(unanswered));
+        let ns = |us: &Value| us.as_u64().map(|us| base_ns + us * 1000);
+        let (start, end) = (ns(&w["start_us"]), ns(&w["end_us"]));
+        assert_eq!(at("start_ts_ns").as_u64(), start, "{proto} frame {frame}");
+        assert_eq!(at("end_ts_ns").as_u64(), end, "{proto} frame {frame}");
+        // Latency is the difference of the times the generator chose.
+        let latency = start.zip(end).map(|(s, e)| e - s);
+        assert_eq!(at("latency_ns").as_u64(), latency, "{proto} frame {frame}");
+        assert_eq!(at("start_ts").is_null(), start.is_none());
+        assert_eq!(at("end_ts").is_null(), end.is_none());
+        for nvme_only in ["queue", "qid", "cid", "opcode", "sct", "sc", "dnr"] {
+            assert!(
+                at(nvme_only).is_null(),
+                "{proto} frame {frame}: {nvme_only}"
+            );
+        }
+    }
+}
+
+#[cfg(feature = "export")]
+#[test]
+fn rpcrdma_export_writes_one_row_per_call() {
+    check_commands("rpcrdma");
+}
+
+#[cfg(feature = "export")]
+#[test]
+fn iser_export_writes_one_row_per_task() {
+    check_commands("iser");
+}
+
+#[cfg(feature = "export")]
+#[test]
+fn smbd_export_writes_one_row_per_request() {
+    check_commands("smbd");
+}
