@@ -447,3 +447,103 @@ fn iser_export_writes_one_row_per_task() {
 fn smbd_export_writes_one_row_per_request() {
     check_commands("smbd");
 }
+
+/// `analyze --html` of `proto`'s capture: per connection a latency histogram and a
+/// latency-over-time graph, whose marks carry the calls the generator typed by hand.
+fn check_html(proto: &str) {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let page = scratch.path().join("report.html");
+    let out = rdmadump(&["analyze", "--html", page.to_str().unwrap(), &capture(proto)]);
+    assert!(out.status.success(), "{}", crate::harness::stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(&format!(r#"<section id="{proto}">"#)));
+    assert!(html.contains(&format!(r##"<a href="#{proto}">"##)));
+    assert!(!html.contains(r#"<section id="nvme">"#));
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[at..].split('"').next().map(str::to_string)
+    };
+    let number = |tag: &str, name: &str| attr(tag, name).and_then(|v| v.parse::<u64>().ok());
+    let marks = |kind: &str, session: u64| -> Vec<String> {
+        html.split('<')
+            .filter(|t| t.contains(&format!("data-mark=\"{proto}_{kind}\"")))
+            .filter(|t| number(t, "data-session") == Some(session))
+            .map(str::to_string)
+            .collect()
+    };
+    let truth = expected(proto);
+    for want in truth["analysis"].as_array().unwrap() {
+        let session = want["session"].as_u64().unwrap();
+        // The time graph: one mark per answered call, each the generator's call.
+        let mut drawn: Vec<(u64, Value, u64, u64, String)> = marks("latency", session)
+            .iter()
+            .map(|t| {
+                (
+                    number(t, "data-command-frame").unwrap(),
+                    number(t, "data-key").map_or(Value::Null, Value::from),
+                    number(t, "data-frame").unwrap(),
+                    number(t, "data-latency-ns").unwrap(),
+                    attr(t, "data-status").unwrap(),
+                )
+            })
+            .collect();
+        drawn.sort_by_key(|d| d.0);
+        let typed: Vec<(u64, Value, u64, u64, String)> = truth["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["session"] == session && c.get("unanswered").is_none())
+            .map(|c| {
+                let us = |key: &str| c[key].as_u64().unwrap();
+                (
+                    us("command_frame"),
+                    c["key"].clone(),
+                    us("response_frame"),
+                    (us("end_us") - us("start_us")) * 1000,
+                    c["status"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(drawn, typed, "{proto} session {session}");
+        // The histogram: every hand-typed latency in the bin that holds it.
+        let latencies: Vec<u64> = want["latencies_ns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let bins: Vec<(u64, u64, u64)> = marks("bin", session)
+            .iter()
+            .map(|t| {
+                let get = |name| number(t, name).unwrap();
+                (get("data-lo-ns"), get("data-hi-ns"), get("data-count"))
+            })
+            .collect();
+        for (lo, hi, count) in &bins {
+            let inside = latencies.iter().filter(|l| (*lo..*hi).contains(l)).count();
+            assert_eq!(
+                inside as u64, *count,
+                "{proto} session {session} bin {lo}..{hi}"
+            );
+        }
+        let total: u64 = bins.iter().map(|b| b.2).sum();
+        assert_eq!(total, latencies.len() as u64, "{proto} session {session}");
+    }
+    assert!(html.contains(&format!("chart-{proto}-histogram")));
+    assert!(html.contains(&format!("chart-{proto}-latency")));
+}
+
+#[test]
+fn rpcrdma_html_report_draws_each_connection_latencies() {
+    check_html("rpcrdma");
+}
+
+#[test]
+fn iser_html_report_draws_each_connection_latencies() {
+    check_html("iser");
+}
+
+#[test]
+fn smbd_html_report_draws_each_connection_latencies() {
+    check_html("smbd");
+}
