@@ -567,9 +567,15 @@ impl Analyzer {
         }
         match &pkt.ulp {
             Some(crate::dissect::Ulp::Nvme(nvme)) => self.observe_nvme(file, pkt, at, key, nvme),
-            Some(crate::dissect::Ulp::Rpc(rpc)) => self.rpcrdma.observe(file, at.frame, rpc),
-            Some(crate::dissect::Ulp::Iser(iser)) => self.iser.observe(file, at.frame, iser),
-            Some(crate::dissect::Ulp::Smbd(smbd)) => self.smbd.observe(file, at.frame, smbd),
+            Some(crate::dissect::Ulp::Rpc(rpc)) => {
+                self.rpcrdma.observe(file, at.frame, at.ts_ns, rpc)
+            }
+            Some(crate::dissect::Ulp::Iser(iser)) => {
+                self.iser.observe(file, at.frame, at.ts_ns, iser)
+            }
+            Some(crate::dissect::Ulp::Smbd(smbd)) => {
+                self.smbd.observe(file, at.frame, at.ts_ns, smbd)
+            }
             None => {}
         }
     }

@@ -11,7 +11,8 @@ use crate::dissect::{CallLink, RecognisedBy, SessionMessage, SessionRef};
 
 pub use super::nvme::{SLOWEST, percentile};
 
-/// A call answered in the capture; the report lists the slowest as they are.
+/// A call answered in the capture; the report lists the slowest as they are, and the
+/// `commands` dataset and the HTML report every one with its times.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Answered {
     pub name: &'static str,
@@ -21,6 +22,28 @@ pub struct Answered {
     pub reply_frame: u64,
     pub latency_ns: Option<u64>,
     pub status: &'static str,
+    /// The call's time: when it was seen, or its reply's less its latency when traffic
+    /// taught the session by the reply. Not in the JSON report, which predates them.
+    #[serde(skip)]
+    pub start_ns: Option<u64>,
+    /// The reply's time.
+    #[serde(skip)]
+    pub end_ns: Option<u64>,
+    #[serde(skip)]
+    pub failed: bool,
+    /// What the call asked to read and write, when it succeeded; 0 when it failed, as the
+    /// session's totals count it.
+    #[serde(skip)]
+    pub bytes: u64,
+}
+
+/// A call waiting for its reply; those still waiting at the end were never answered.
+#[derive(Debug, Clone)]
+pub struct OpenCall {
+    pub name: &'static str,
+    /// XID, ITT or message ID.
+    pub key: u64,
+    pub ts_ns: Option<u64>,
 }
 
 /// One session's calls.
@@ -32,7 +55,7 @@ pub struct SessionStats {
     pub calls: BTreeMap<&'static str, u64>,
     pub answered: Vec<Answered>,
     /// Open calls by frame.
-    open: HashMap<u64, ()>,
+    open: HashMap<u64, OpenCall>,
     /// Calls still open at the end: never answered in the capture.
     pub unanswered: u64,
     pub max_outstanding: u64,
@@ -66,35 +89,57 @@ impl Sessions {
             })
     }
 
-    /// A call seen in `frame`.
-    pub fn call(&mut self, file: usize, at: SessionRef, frame: u64, name: &'static str) {
+    /// A call seen in `frame`, at `ts_ns`.
+    pub fn call(
+        &mut self,
+        file: usize,
+        at: SessionRef,
+        frame: u64,
+        ts_ns: Option<u64>,
+        call: &CallLink,
+    ) {
         let s = self.session(file, at);
-        *s.calls.entry(name).or_default() += 1;
-        s.open.insert(frame, ());
+        *s.calls.entry(call.name).or_default() += 1;
+        s.open.insert(
+            frame,
+            OpenCall {
+                name: call.name,
+                key: call.key,
+                ts_ns,
+            },
+        );
         s.max_outstanding = s.max_outstanding.max(s.open.len() as u64);
     }
 
-    /// A reply in `frame` to the call `link`, with how it went.
+    /// A reply in `frame`, at `ts_ns`, to the call `link`, with how it went.
+    #[allow(clippy::too_many_arguments)]
     pub fn reply(
         &mut self,
         file: usize,
         at: SessionRef,
         frame: u64,
+        ts_ns: Option<u64>,
         link: &CallLink,
         status: &'static str,
         failed: bool,
     ) {
         let s = self.session(file, at);
         // A call the traffic taught the session by is answered before it was counted.
-        if s.open.remove(&link.frame).is_none() {
+        let opened = s.open.remove(&link.frame);
+        if opened.is_none() {
             *s.calls.entry(link.name).or_default() += 1;
         }
-        if failed {
+        let bytes = if failed {
             *s.errors.entry(status).or_default() += 1;
+            0
         } else {
             s.bytes_read += link.read_len;
             s.bytes_written += link.write_len;
-        }
+            link.read_len + link.write_len
+        };
+        let start_ns = opened
+            .and_then(|o| o.ts_ns)
+            .or_else(|| ts_ns.zip(link.latency_ns).map(|(t, l)| t.saturating_sub(l)));
         s.answered.push(Answered {
             name: link.name,
             key: link.key,
@@ -102,6 +147,10 @@ impl Sessions {
             reply_frame: frame,
             latency_ns: link.latency_ns,
             status,
+            start_ns,
+            end_ns: ts_ns,
+            failed,
+            bytes,
         });
     }
 
@@ -117,6 +166,13 @@ impl Sessions {
 }
 
 impl SessionStats {
+    /// The calls never answered, by call frame.
+    pub fn unanswered_calls(&self) -> Vec<(u64, &OpenCall)> {
+        let mut all: Vec<(u64, &OpenCall)> = self.open.iter().map(|(f, o)| (*f, o)).collect();
+        all.sort_unstable_by_key(|(frame, _)| *frame);
+        all
+    }
+
     /// Latencies of the answered calls, sorted.
     pub fn latencies(&self) -> Vec<u64> {
         let mut all: Vec<u64> = self.answered.iter().filter_map(|a| a.latency_ns).collect();
@@ -140,12 +196,19 @@ impl SessionStats {
 impl Sessions {
     /// A frame of a request/response protocol: a request is counted by name, a response
     /// closes its request with the outcome it gives.
-    pub fn observe(&mut self, file: usize, frame: u64, msg: &impl SessionMessage) {
-        if let Some(name) = msg.request_name() {
-            self.call(file, msg.session(), frame, name);
+    pub fn observe(
+        &mut self,
+        file: usize,
+        frame: u64,
+        ts_ns: Option<u64>,
+        msg: &impl SessionMessage,
+    ) {
+        if let Some(call) = msg.request() {
+            self.call(file, msg.session(), frame, ts_ns, &call);
         } else if let Some(link) = msg.answered() {
             let status = msg.outcome().unwrap_or("unknown");
-            self.reply(file, msg.session(), frame, link, status, msg.failed());
+            let failed = msg.failed();
+            self.reply(file, msg.session(), frame, ts_ns, link, status, failed);
         }
     }
 }

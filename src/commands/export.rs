@@ -651,7 +651,7 @@ fn write_commands(
     name: &str,
     out: &mut dyn DescribedSink,
 ) -> anyhow::Result<()> {
-    let rows = CommandRecord::all(name, analyzer.nvme.queues.values());
+    let rows = CommandRecord::all(name, analyzer);
     let schema = command_schema();
     let mut table = Table::new(&schema.specs());
     for row in &rows {

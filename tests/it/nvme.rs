@@ -234,6 +234,10 @@ fn export_writes_one_row_per_command() {
         let at = |key: &str| row.get(key).unwrap_or(&null);
         let cid = &w["cid"];
         assert_eq!(at("capture"), "nvme_rdma.pcap");
+        // The columns every protocol shares: a queue is NVMe-oF's session, a CID its key.
+        assert_eq!(at("protocol"), "nvme");
+        assert_eq!(at("session"), &w["queue"], "cid {cid}");
+        assert_eq!(at("key"), cid);
         for key in [
             "queue",
             "cid",

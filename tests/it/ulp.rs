@@ -374,3 +374,176 @@ fn smbd_decode_as_names_a_connection_traffic_has_not_taught_yet() {
 fn smbd_analyze_times_each_connection_as_typed_by_hand() {
     check_analysis("smbd");
 }
+
+/// The export's `commands` table for `proto`'s capture, read back with the parquet crate:
+/// one row per call, as the generator typed it, beside NVMe-oF's columns left null.
+#[cfg(feature = "export")]
+fn check_commands(proto: &str) {
+    use crate::export::{export, files_under, rows_of};
+    let base_ns: u64 = 1_700_000_000 * 1_000_000_000;
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let capture = capture(proto);
+    let out = export(
+        scratch.path(),
+        &["--partition", "none"],
+        &[std::path::Path::new(&capture)],
+    );
+    assert!(out.status.success(), "{}", crate::harness::stderr(&out));
+    let rows = rows_of(&files_under(&scratch.path().join("commands")));
+    let truth = expected(proto);
+    let want = truth["commands"].as_array().unwrap();
+    assert_eq!(rows.len(), want.len(), "{rows:#?}");
+    let null = Value::Null;
+    for (row, w) in rows.iter().zip(want) {
+        let at = |key: &str| row.get(key).unwrap_or(&null);
+        let frame = &w["command_frame"];
+        assert_eq!(at("capture"), &truth["file"]);
+        assert_eq!(at("protocol"), proto);
+        for key in [
+            "session",
+            "key",
+            "name",
+            "command_frame",
+            "response_frame",
+            "status",
+            "bytes",
+        ] {
+            assert_eq!(at(key), &w[key], "{proto} frame {frame}: {key}");
+        }
+        let unanswered = w.get("unanswered").is_some_and(|u| u == true);
+        assert_eq!(at("unanswered"), &Value::from(unanswered));
+        let ns = |us: &Value| us.as_u64().map(|us| base_ns + us * 1000);
+        let (start, end) = (ns(&w["start_us"]), ns(&w["end_us"]));
+        assert_eq!(at("start_ts_ns").as_u64(), start, "{proto} frame {frame}");
+        assert_eq!(at("end_ts_ns").as_u64(), end, "{proto} frame {frame}");
+        // Latency is the difference of the times the generator chose.
+        let latency = start.zip(end).map(|(s, e)| e - s);
+        assert_eq!(at("latency_ns").as_u64(), latency, "{proto} frame {frame}");
+        assert_eq!(at("start_ts").is_null(), start.is_none());
+        assert_eq!(at("end_ts").is_null(), end.is_none());
+        for nvme_only in ["queue", "qid", "cid", "opcode", "sct", "sc", "dnr"] {
+            assert!(
+                at(nvme_only).is_null(),
+                "{proto} frame {frame}: {nvme_only}"
+            );
+        }
+    }
+}
+
+#[cfg(feature = "export")]
+#[test]
+fn rpcrdma_export_writes_one_row_per_call() {
+    check_commands("rpcrdma");
+}
+
+#[cfg(feature = "export")]
+#[test]
+fn iser_export_writes_one_row_per_task() {
+    check_commands("iser");
+}
+
+#[cfg(feature = "export")]
+#[test]
+fn smbd_export_writes_one_row_per_request() {
+    check_commands("smbd");
+}
+
+/// `analyze --html` of `proto`'s capture: per connection a latency histogram and a
+/// latency-over-time graph, whose marks carry the calls the generator typed by hand.
+fn check_html(proto: &str) {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let page = scratch.path().join("report.html");
+    let out = rdmadump(&["analyze", "--html", page.to_str().unwrap(), &capture(proto)]);
+    assert!(out.status.success(), "{}", crate::harness::stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(&format!(r#"<section id="{proto}">"#)));
+    assert!(html.contains(&format!(r##"<a href="#{proto}">"##)));
+    assert!(!html.contains(r#"<section id="nvme">"#));
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[at..].split('"').next().map(str::to_string)
+    };
+    let number = |tag: &str, name: &str| attr(tag, name).and_then(|v| v.parse::<u64>().ok());
+    let marks = |kind: &str, session: u64| -> Vec<String> {
+        html.split('<')
+            .filter(|t| t.contains(&format!("data-mark=\"{proto}_{kind}\"")))
+            .filter(|t| number(t, "data-session") == Some(session))
+            .map(str::to_string)
+            .collect()
+    };
+    let truth = expected(proto);
+    for want in truth["analysis"].as_array().unwrap() {
+        let session = want["session"].as_u64().unwrap();
+        // The time graph: one mark per answered call, each the generator's call.
+        let mut drawn: Vec<(u64, Value, u64, u64, String)> = marks("latency", session)
+            .iter()
+            .map(|t| {
+                (
+                    number(t, "data-command-frame").unwrap(),
+                    number(t, "data-key").map_or(Value::Null, Value::from),
+                    number(t, "data-frame").unwrap(),
+                    number(t, "data-latency-ns").unwrap(),
+                    attr(t, "data-status").unwrap(),
+                )
+            })
+            .collect();
+        drawn.sort_by_key(|d| d.0);
+        let typed: Vec<(u64, Value, u64, u64, String)> = truth["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["session"] == session && c.get("unanswered").is_none())
+            .map(|c| {
+                let us = |key: &str| c[key].as_u64().unwrap();
+                (
+                    us("command_frame"),
+                    c["key"].clone(),
+                    us("response_frame"),
+                    (us("end_us") - us("start_us")) * 1000,
+                    c["status"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(drawn, typed, "{proto} session {session}");
+        // The histogram: every hand-typed latency in the bin that holds it.
+        let latencies: Vec<u64> = want["latencies_ns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let bins: Vec<(u64, u64, u64)> = marks("bin", session)
+            .iter()
+            .map(|t| {
+                let get = |name| number(t, name).unwrap();
+                (get("data-lo-ns"), get("data-hi-ns"), get("data-count"))
+            })
+            .collect();
+        for (lo, hi, count) in &bins {
+            let inside = latencies.iter().filter(|l| (*lo..*hi).contains(l)).count();
+            assert_eq!(
+                inside as u64, *count,
+                "{proto} session {session} bin {lo}..{hi}"
+            );
+        }
+        let total: u64 = bins.iter().map(|b| b.2).sum();
+        assert_eq!(total, latencies.len() as u64, "{proto} session {session}");
+    }
+    assert!(html.contains(&format!("chart-{proto}-histogram")));
+    assert!(html.contains(&format!("chart-{proto}-latency")));
+}
+
+#[test]
+fn rpcrdma_html_report_draws_each_connection_latencies() {
+    check_html("rpcrdma");
+}
+
+#[test]
+fn iser_html_report_draws_each_connection_latencies() {
+    check_html("iser");
+}
+
+#[test]
+fn smbd_html_report_draws_each_connection_latencies() {
+    check_html("smbd");
+}

@@ -56,14 +56,6 @@ impl<'a> IserFrame<'a> {
             && !matches!(exchange(self), Exchange::Neither)
     }
 
-    /// The name a request is counted under, if this frame is one.
-    pub fn request_name(&self) -> Option<&'static str> {
-        match exchange(self) {
-            Exchange::Call(link) => Some(link.name),
-            _ => None,
-        }
-    }
-
     /// How the task went, as far as a response says: the SCSI status (or the target
     /// failure) of a SCSI Response or of a Data-In with status, the login status class,
     /// the Task Management or Logout response. Text Responses and NOP-Ins answer without a
@@ -102,8 +94,11 @@ impl SessionMessage for IserFrame<'_> {
     fn session(&self) -> SessionRef {
         self.session
     }
-    fn request_name(&self) -> Option<&'static str> {
-        IserFrame::request_name(self)
+    fn request(&self) -> Option<CallLink> {
+        match exchange(self) {
+            Exchange::Call(link) => Some(link),
+            _ => None,
+        }
     }
     fn answered(&self) -> Option<&CallLink> {
         self.call.as_ref()

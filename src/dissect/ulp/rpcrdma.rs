@@ -89,8 +89,11 @@ impl SessionMessage for RpcFrame<'_> {
     fn session(&self) -> SessionRef {
         self.session
     }
-    fn request_name(&self) -> Option<&'static str> {
-        self.rpc_call().map(|call| call_name(&call))
+    fn request(&self) -> Option<CallLink> {
+        match exchange(self) {
+            Exchange::Call(link) => Some(link),
+            _ => None,
+        }
     }
     fn answered(&self) -> Option<&CallLink> {
         self.call.as_ref()

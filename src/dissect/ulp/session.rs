@@ -66,11 +66,18 @@ pub struct CallLink {
     pub write_len: u64,
 }
 
+impl CallLink {
+    /// The key of an exchange that has none of its own (SMB Direct's negotiate): no XID,
+    /// ITT or message ID a request may carry.
+    pub const NO_KEY: u64 = u64::MAX;
+}
+
 /// What `analyze` reads of a frame of these protocols, whichever it is.
 pub trait SessionMessage {
     fn session(&self) -> SessionRef;
-    /// The name the request this frame makes is counted under, if it makes one.
-    fn request_name(&self) -> Option<&'static str>;
+    /// The request this frame makes, if it makes one: its name and key, and the bytes it
+    /// asks to move; its `frame` is left 0 for the caller, who knows the frame, to set.
+    fn request(&self) -> Option<CallLink>;
     /// The request this frame answers, when that was captured.
     fn answered(&self) -> Option<&CallLink>;
     /// How the request went, as far as this frame says.

@@ -13,7 +13,7 @@ use crate::wire::smbd::{VERSION_1, nt_status};
 
 /// The key the negotiate exchange is paired under: no SMB2 message ID, since the all-ones
 /// one is never a request's (MS-SMB2 3.2.4.1.3 keeps it for unsolicited oplock breaks).
-const NEGOTIATE_KEY: u64 = u64::MAX;
+const NEGOTIATE_KEY: u64 = CallLink::NO_KEY;
 
 /// The name the negotiate exchange is counted under.
 pub const NEGOTIATE_NAME: &str = "SMBD NEGOTIATE";
@@ -121,9 +121,9 @@ impl SessionMessage for SmbdFrame<'_> {
     fn session(&self) -> SessionRef {
         self.session
     }
-    fn request_name(&self) -> Option<&'static str> {
+    fn request(&self) -> Option<CallLink> {
         match exchange(self) {
-            Exchange::Call(link) => Some(link.name),
+            Exchange::Call(link) => Some(link),
             _ => None,
         }
     }

@@ -1,9 +1,11 @@
 //! `analyze --html FILE`: one self-contained page of what the analysis found. Summary,
 //! connection table and anomalies first, then per connection (the worst first) a
 //! time-sequence graph of each direction, goodput and RTT over time, then the PFC pause
-//! timeline and the CRC failures. Inline CSS, inline SVG and a small inline script for the
-//! tooltip; no URL at all, so it opens offline, attaches to a ticket and prints.
+//! timeline, the CRC failures, and the storage protocols' command latencies. Inline CSS,
+//! inline SVG and a small inline script for the tooltip; no URL at all, so it opens
+//! offline, attaches to a ticket and prints.
 
+mod calls;
 mod chart;
 mod crc;
 mod dcqcn;
@@ -15,6 +17,7 @@ mod pause;
 mod priorities;
 mod rates;
 mod sequence;
+mod sessions;
 mod throughput;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -55,6 +58,7 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
     );
     let sink = &analyzer.anomalies;
     let nvme_queues: Vec<_> = analyzer.nvme.queues.values().collect();
+    let session_protocols = sessions::present(analyzer);
     // The file's name, not its path: the page travels (attached to a ticket) without it.
     let title = match files {
         [one] => {
@@ -85,6 +89,9 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                     a href="#crc" { "CRC" }
                     @if !nvme_queues.is_empty() {
                         " · " a href="#nvme" { "NVMe-oF" }
+                    }
+                    @for (protocol, _) in &session_protocols {
+                        " · " a href=(format!("#{}", protocol.id)) { (protocol.title) }
                     }
                 }
                 section #summary {
@@ -162,6 +169,13 @@ pub fn render(report: &Report<'_>, analyzer: &Analyzer, top: usize, threads: usi
                         h2 { "NVMe-oF queues (" (nvme_queues.len()) ")" }
                         p { "Times are µs from the first packet analysed. Hover a mark for its command." }
                         (nvme::render(&nvme_queues, origin))
+                    }
+                }
+                @for (protocol, connections) in &session_protocols {
+                    section id=(protocol.id) {
+                        h2 { (protocol.title) " connections (" (connections.len()) ")" }
+                        p { "Times are µs from the first packet analysed. Hover a mark for its " (protocol.words.one) "." }
+                        (sessions::render(protocol, connections, origin))
                     }
                 }
                 div #tooltip role="tooltip" hidden {}

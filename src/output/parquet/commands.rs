@@ -1,63 +1,171 @@
-//! The `commands` dataset: one row per NVMe-oF command, answered or not, as `analyze`
-//! times it: its queue, CID, name, start and end, latency, status, the bytes its data
-//! transfers moved, and the frames of its command and response capsules.
+//! The `commands` dataset: one row per command of an upper-layer protocol, answered or not,
+//! as `analyze` times it: NVMe-oF commands, RPC-over-RDMA calls, iSER tasks and SMB2
+//! requests over SMB Direct. Each row says its protocol, its queue or session, its key (CID,
+//! XID, ITT or message ID), name, start and end, latency, status, the bytes it moved, and the
+//! frames of its request and response, so that one query spans the protocols; the NVMe-oF
+//! status codes and opcode are null for the others.
 
+use crate::analyze::Analyzer;
 use crate::analyze::nvme::{Open, QueueStats, Timed};
+use crate::analyze::sessions::{Answered, OpenCall, SessionStats, Sessions};
+use crate::dissect::CallLink;
 use crate::wire::nvme::names;
 
 use super::columns::ColumnType;
 use super::rows::{RowColumn, RowSchema, column, int, text, timestamp};
 
-/// A command of a queue, answered or still open at the end of the capture.
+/// A command, answered or still open at the end of the capture.
 pub enum Command<'a> {
+    /// An NVMe-oF command of a queue.
     Answered(&'a Timed),
-    Unanswered { frame: u64, open: &'a Open },
+    Unanswered {
+        frame: u64,
+        open: &'a Open,
+    },
+    /// A call of an RPC-over-RDMA, iSER or SMB Direct session.
+    Replied(&'a Answered),
+    Unreplied {
+        frame: u64,
+        open: &'a OpenCall,
+    },
 }
 
-/// One row of the dataset: a command of queue `queue` in the capture named `capture`.
+/// Where a command was sent: an NVMe-oF queue, or a session of one of the request/response
+/// protocols, named as the `protocol` column names it.
+pub enum Carrier<'a> {
+    Queue(&'a QueueStats),
+    Session {
+        protocol: &'static str,
+        stats: &'a SessionStats,
+    },
+}
+
+/// One row of the dataset: a command in the capture named `capture`.
 pub struct CommandRecord<'a> {
     pub capture: &'a str,
-    pub queue: &'a QueueStats,
+    pub carrier: Carrier<'a>,
     pub command: Command<'a>,
 }
 
 impl<'a> CommandRecord<'a> {
-    /// Every command of every queue, each queue's in order of command frame.
-    pub fn all(capture: &'a str, queues: impl Iterator<Item = &'a QueueStats>) -> Vec<Self> {
+    /// Every command of the capture `analyzer` read: NVMe-oF queues, then RPC-over-RDMA,
+    /// iSER and SMB Direct sessions, each queue's or session's in order of command frame.
+    pub fn all(capture: &'a str, analyzer: &'a Analyzer) -> Vec<Self> {
+        let mut rows = Self::of_queues(capture, analyzer.nvme.queues.values());
+        for (protocol, sessions) in [
+            ("rpcrdma", &analyzer.rpcrdma),
+            ("iser", &analyzer.iser),
+            ("smbd", &analyzer.smbd),
+        ] {
+            rows.extend(Self::of_sessions(capture, protocol, sessions));
+        }
+        rows
+    }
+
+    fn of_queues(capture: &'a str, queues: impl Iterator<Item = &'a QueueStats>) -> Vec<Self> {
         let mut rows = Vec::new();
         for queue in queues {
             let start = rows.len();
-            rows.extend(queue.answered.iter().map(|t| CommandRecord {
+            let row = |command| CommandRecord {
                 capture,
-                queue,
-                command: Command::Answered(t),
-            }));
+                carrier: Carrier::Queue(queue),
+                command,
+            };
+            rows.extend(queue.answered.iter().map(|t| row(Command::Answered(t))));
             rows.extend(
                 queue
                     .unanswered_commands()
                     .into_iter()
-                    .map(|(frame, open)| CommandRecord {
-                        capture,
-                        queue,
-                        command: Command::Unanswered { frame, open },
-                    }),
+                    .map(|(frame, open)| row(Command::Unanswered { frame, open })),
             );
             rows[start..].sort_by_key(|r| r.frame());
         }
         rows
     }
 
-    fn frame(&self) -> u64 {
-        match self.command {
-            Command::Answered(t) => t.frame,
-            Command::Unanswered { frame, .. } => frame,
+    fn of_sessions(capture: &'a str, protocol: &'static str, sessions: &'a Sessions) -> Vec<Self> {
+        let mut rows = Vec::new();
+        for stats in sessions.sessions.values() {
+            let start = rows.len();
+            let row = |command| CommandRecord {
+                capture,
+                carrier: Carrier::Session { protocol, stats },
+                command,
+            };
+            rows.extend(stats.answered.iter().map(|a| row(Command::Replied(a))));
+            rows.extend(
+                stats
+                    .unanswered_calls()
+                    .into_iter()
+                    .map(|(frame, open)| row(Command::Unreplied { frame, open })),
+            );
+            rows[start..].sort_by_key(|r| r.frame());
+        }
+        rows
+    }
+
+    fn protocol(&self) -> &'static str {
+        match self.carrier {
+            Carrier::Queue(_) => "nvme",
+            Carrier::Session { protocol, .. } => protocol,
         }
     }
 
-    fn answered(&self) -> Option<&'a Timed> {
+    fn session(&self) -> u32 {
+        match self.carrier {
+            Carrier::Queue(q) => q.queue,
+            Carrier::Session { stats, .. } => stats.session,
+        }
+    }
+
+    fn queue(&self) -> Option<&'a QueueStats> {
+        match self.carrier {
+            Carrier::Queue(q) => Some(q),
+            Carrier::Session { .. } => None,
+        }
+    }
+
+    fn frame(&self) -> u64 {
+        match self.command {
+            Command::Answered(t) => t.frame,
+            Command::Replied(a) => a.frame,
+            Command::Unanswered { frame, .. } | Command::Unreplied { frame, .. } => frame,
+        }
+    }
+
+    fn key(&self) -> Option<u64> {
+        let key = match self.command {
+            Command::Answered(t) => u64::from(t.cid),
+            Command::Unanswered { open, .. } => u64::from(open.cid),
+            Command::Replied(a) => a.key,
+            Command::Unreplied { open, .. } => open.key,
+        };
+        (key != CallLink::NO_KEY).then_some(key)
+    }
+
+    fn name(&self) -> &'static str {
+        match self.command {
+            Command::Answered(t) => t.name,
+            Command::Unanswered { open, .. } => open.name,
+            Command::Replied(a) => a.name,
+            Command::Unreplied { open, .. } => open.name,
+        }
+    }
+
+    /// The NVMe-oF command answered, when this row is one.
+    fn timed(&self) -> Option<&'a Timed> {
         match self.command {
             Command::Answered(t) => Some(t),
-            Command::Unanswered { .. } => None,
+            _ => None,
+        }
+    }
+
+    /// The NVMe-oF command, answered or not, when this row is one.
+    fn nvme(&self) -> Option<(u16, u8)> {
+        match self.command {
+            Command::Answered(t) => Some((t.cid, t.opcode)),
+            Command::Unanswered { open, .. } => Some((open.cid, open.opcode)),
+            _ => None,
         }
     }
 
@@ -65,7 +173,57 @@ impl<'a> CommandRecord<'a> {
         match self.command {
             Command::Answered(t) => t.start_ns,
             Command::Unanswered { open, .. } => open.ts_ns,
+            Command::Replied(a) => a.start_ns,
+            Command::Unreplied { open, .. } => open.ts_ns,
         }
+    }
+
+    fn end_ns(&self) -> Option<u64> {
+        match self.command {
+            Command::Answered(t) => t.end_ns,
+            Command::Replied(a) => a.end_ns,
+            _ => None,
+        }
+    }
+
+    fn latency_ns(&self) -> Option<u64> {
+        match self.command {
+            Command::Answered(t) => t.latency_ns,
+            Command::Replied(a) => a.latency_ns,
+            _ => None,
+        }
+    }
+
+    fn status(&self) -> Option<&'static str> {
+        match self.command {
+            Command::Answered(t) => Some(names::status_name(t.sct, t.sc)),
+            Command::Replied(a) => Some(a.status),
+            _ => None,
+        }
+    }
+
+    fn bytes(&self) -> Option<u64> {
+        match self.command {
+            Command::Answered(t) => Some(t.bytes),
+            Command::Unanswered { open, .. } => open.moved,
+            Command::Replied(a) => Some(a.bytes),
+            Command::Unreplied { .. } => None,
+        }
+    }
+
+    fn response_frame(&self) -> Option<u64> {
+        match self.command {
+            Command::Answered(t) => Some(t.response_frame),
+            Command::Replied(a) => Some(a.reply_frame),
+            _ => None,
+        }
+    }
+
+    fn unanswered(&self) -> bool {
+        matches!(
+            self.command,
+            Command::Unanswered { .. } | Command::Unreplied { .. }
+        )
     }
 }
 
@@ -79,105 +237,110 @@ pub fn command_schema<'a>() -> RowSchema<CommandRecord<'a>> {
             "the capture file's name, without its directory",
             |r: &CommandRecord<'_>| r.capture.to_string(),
         ),
+        text(
+            "protocol",
+            "nvme (NVMe-oF), rpcrdma (RPC-over-RDMA), iser or smbd (SMB Direct)",
+            |r: &CommandRecord<'_>| r.protocol(),
+        ),
+        int(
+            "session",
+            "the NVMe-oF queue (as queue) or the RPC-over-RDMA, iSER or SMB Direct session, numbered as analyze numbers them",
+            |r: &CommandRecord<'_>| r.session(),
+        ),
         int(
             "queue",
-            "NVMe-oF queue, numbered as the capture makes them known (nvme_queue in packets)",
-            |r: &CommandRecord<'_>| r.queue.queue,
+            "NVMe-oF queue, numbered as the capture makes them known (nvme_queue in packets); null for the other protocols",
+            |r: &CommandRecord<'_>| r.queue().map(|q| q.queue),
         ),
         int(
             "qid",
             "NVMe queue ID (0 admin), when the CM REQ or the Connect command said it",
-            |r: &CommandRecord<'_>| r.queue.qid,
+            |r: &CommandRecord<'_>| r.queue().and_then(|q| q.qid),
+        ),
+        int(
+            "key",
+            "what pairs the response with its command: the NVMe-oF CID, RPC XID, iSCSI ITT or SMB2 message ID; null for SMB Direct's negotiate, which has none",
+            |r: &CommandRecord<'_>| r.key(),
         ),
         int(
             "cid",
-            "command identifier",
-            |r: &CommandRecord<'_>| match r.command {
-                Command::Answered(t) => t.cid,
-                Command::Unanswered { open, .. } => open.cid,
-            },
+            "command identifier (NVMe-oF)",
+            |r: &CommandRecord<'_>| r.nvme().map(|(cid, _)| cid),
         ),
         text(
             "name",
-            "command name, e.g. Read, Connect",
-            |r: &CommandRecord<'_>| match r.command {
-                Command::Answered(t) => t.name,
-                Command::Unanswered { open, .. } => open.name,
-            },
+            "command name, e.g. Read, Connect; the NFS procedure or COMPOUND's main operation, the SCSI command or iSCSI opcode, the SMB2 command",
+            |r: &CommandRecord<'_>| r.name(),
         ),
         int(
             "opcode",
             "NVMe command opcode (0x7f Fabrics)",
-            |r: &CommandRecord<'_>| match r.command {
-                Command::Answered(t) => t.opcode,
-                Command::Unanswered { open, .. } => open.opcode,
-            },
+            |r: &CommandRecord<'_>| r.nvme().map(|(_, opcode)| opcode),
         ),
         timestamp(
             "start_ts",
-            "the command capsule's time, to the microsecond",
+            "the command capsule's (or call's, request's) time, to the microsecond",
             |r: &CommandRecord<'_>| r.start_ns(),
         ),
         int(
             "start_ts_ns",
-            "the command capsule's time, nanoseconds since the epoch",
+            "the command capsule's (or call's, request's) time, nanoseconds since the epoch",
             |r: &CommandRecord<'_>| r.start_ns(),
         ),
         timestamp(
             "end_ts",
-            "the response capsule's time, to the microsecond; null when unanswered",
-            |r: &CommandRecord<'_>| r.answered().and_then(|t| t.end_ns),
+            "the response capsule's (or reply's, response's) time, to the microsecond; null when unanswered",
+            |r: &CommandRecord<'_>| r.end_ns(),
         ),
         int(
             "end_ts_ns",
-            "the response capsule's time, nanoseconds since the epoch",
-            |r: &CommandRecord<'_>| r.answered().and_then(|t| t.end_ns),
+            "the response capsule's (or reply's, response's) time, nanoseconds since the epoch",
+            |r: &CommandRecord<'_>| r.end_ns(),
         ),
         int(
             "latency_ns",
-            "command capsule to response capsule (tshark's nvme.cmd_latency)",
-            |r: &CommandRecord<'_>| r.answered().and_then(|t| t.latency_ns),
+            "command capsule to response capsule (tshark's nvme.cmd_latency), call to reply",
+            |r: &CommandRecord<'_>| r.latency_ns(),
         ),
         text(
             "status",
-            "the response's status name, e.g. Successful Completion",
-            |r: &CommandRecord<'_>| r.answered().map(|t| names::status_name(t.sct, t.sc)),
+            "the response's status name, e.g. Successful Completion, NFS3ERR_NOENT, CHECK CONDITION, STATUS_SUCCESS",
+            |r: &CommandRecord<'_>| r.status(),
         ),
-        int("sct", "status code type", |r: &CommandRecord<'_>| {
-            r.answered().map(|t| t.sct)
-        }),
-        int("sc", "status code", |r: &CommandRecord<'_>| {
-            r.answered().map(|t| t.sc)
+        int(
+            "sct",
+            "status code type (NVMe-oF)",
+            |r: &CommandRecord<'_>| r.timed().map(|t| t.sct),
+        ),
+        int("sc", "status code (NVMe-oF)", |r: &CommandRecord<'_>| {
+            r.timed().map(|t| t.sc)
         }),
         column(
             "dnr",
             ColumnType::Bool,
-            "Do Not Retry",
-            |r: &CommandRecord<'_>| r.answered().map(|t| t.dnr),
+            "Do Not Retry (NVMe-oF)",
+            |r: &CommandRecord<'_>| r.timed().map(|t| t.dnr),
         ),
         int(
             "bytes",
-            "what its RDMA READ responses and WRITEs moved; without any in the capture, its SGL length when it succeeded",
-            |r: &CommandRecord<'_>| match r.command {
-                Command::Answered(t) => Some(t.bytes),
-                Command::Unanswered { open, .. } => open.moved,
-            },
+            "NVMe-oF: what its RDMA READ responses and WRITEs moved; without any in the capture, its SGL length when it succeeded. The others: what the call asked to read and write (chunks, expected data length, RDMA channel), when it succeeded; 0 when it failed, null when unanswered",
+            |r: &CommandRecord<'_>| r.bytes(),
         ),
         int(
             "command_frame",
-            "the command capsule's frame",
+            "the command capsule's (or call's, request's) frame",
             |r: &CommandRecord<'_>| r.frame(),
         ),
         int(
             "response_frame",
-            "the response capsule's frame; null when unanswered",
-            |r: &CommandRecord<'_>| r.answered().map(|t| t.response_frame),
+            "the response capsule's (or reply's, response's) frame; null when unanswered",
+            |r: &CommandRecord<'_>| r.response_frame(),
         ),
         column(
             "unanswered",
             ColumnType::Bool,
             "no response in the capture: counted, not timed",
-            |r: &CommandRecord<'_>| r.answered().is_none(),
+            |r: &CommandRecord<'_>| r.unanswered(),
         ),
     ];
     RowSchema::new(c)
