@@ -11,6 +11,7 @@ mod ipoib;
 mod link;
 mod mad;
 mod parse;
+pub mod scalars;
 mod state;
 mod transport;
 mod tunnel;
@@ -416,11 +417,21 @@ impl std::hash::Hash for Address {
     }
 }
 
+/// The same text as `IpAddr`'s `Display`, through the table-driven writers: a report of
+/// 10,000 connections writes 40,000 addresses, and `fmt`'s took a third of its JSON's time.
 impl std::fmt::Display for Address {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Address::Ip(ip) => write!(f, "{ip}"),
-            Address::Gid(gid) => write!(f, "{gid}"),
+            Address::Ip(IpAddr::V4(ip)) => {
+                let mut buf = [0; 16];
+                let len = scalars::ipv4(&mut buf, *ip);
+                f.pad(scalars::ascii(&buf[..len]))
+            }
+            Address::Ip(IpAddr::V6(ip)) | Address::Gid(ip) => {
+                let mut buf = [0; scalars::IPV6_MAX_LEN];
+                let len = scalars::ipv6(&mut buf, *ip);
+                f.pad(scalars::ascii(&buf[..len]))
+            }
             Address::Lid(lid) => write!(f, "lid {lid}"),
         }
     }

@@ -2,7 +2,7 @@
 //! with no intermediate value tree, so a JSON line costs no allocation once the buffer has
 //! grown to the longest line.
 
-use super::scalars;
+use crate::dissect::scalars;
 use std::fmt::Display;
 use std::io::Write;
 

@@ -30,7 +30,6 @@ mod nvme_read;
 #[cfg(feature = "export")]
 pub mod parquet;
 mod rpcrdma_read;
-mod scalars;
 mod smbd_read;
 pub mod text;
 mod text_other;

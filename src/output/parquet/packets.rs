@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use super::super::scalars;
+use crate::dissect::scalars;
 use std::fmt::Write as _;
 
 use super::columns::{Cell, ColumnSpec, ColumnType, Table, Values};
@@ -248,9 +248,8 @@ fn write_mac(out: &mut String, mac: [u8; 6]) {
     push_ascii(out, &buf[..len]);
 }
 
-/// The formatters write ASCII only, so the check cannot fail.
 fn push_ascii(out: &mut String, text: &[u8]) {
-    out.push_str(std::str::from_utf8(text).unwrap_or_default());
+    out.push_str(scalars::ascii(text));
 }
 
 fn push_list(

@@ -1,7 +1,7 @@
-//! Text of the numbers and addresses in a JSON line, written into fixed-size arrays without
-//! `fmt`: the JSON writer gathers a field on the stack and appends it with one copy of
-//! constant size, so each formatter here fills a slot of its worst-case length and says how
-//! much of it it used.
+//! Text of numbers and addresses, written into fixed-size arrays without `fmt`: the JSON
+//! writer gathers a field on the stack and appends it with one copy of constant size, so
+//! each formatter here fills a slot of its worst-case length and says how much of it it
+//! used. Here, below the layers that print, so that an address's `Display` uses it too.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -144,6 +144,11 @@ pub fn ipv4(buf: &mut [u8; 16], ip: Ipv4Addr) -> usize {
         len += text_len;
     }
     len - 1
+}
+
+/// The text the writers here made: ASCII only, so the check cannot fail.
+pub fn ascii(text: &[u8]) -> &str {
+    std::str::from_utf8(text).unwrap_or_default()
 }
 
 /// Longest text of an IPv6 address (eight groups of four hex digits and seven colons).
