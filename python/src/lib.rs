@@ -343,9 +343,12 @@ impl Analysis {
         table_to_py(py, schema, batches)
     }
 
-    /// export's `events` table, as a `pyarrow.Table`.
+    /// export's `events` table of each capture, as a `pyarrow.Table`: a pass of its own
+    /// over the captures, without the GIL.
     fn events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let (schema, batches) = self.with(|a| a.events())?.map_err(|e| to_py(py, e))?;
+        let args = self.with(|a| a.args().to_vec())?;
+        let (schema, batches) =
+            interruptible(py, move || api::analysis_events(&args))?.map_err(|e| to_py(py, e))?;
         table_to_py(py, schema, batches)
     }
 }

@@ -15,22 +15,19 @@ use arrow_schema::{ArrowError, SchemaRef};
 use clap::Parser;
 
 use crate::analyze::Analyzer;
-use crate::analyze::key::FrameRef;
 use crate::capture::InMemory;
 use crate::capture::merge::{InputReport, InputStatus, display_path};
-use crate::cli::{AnalyzeArgs, Cli, Command, InputArgs};
+use crate::cli::{AnalyzeArgs, Cli, Command, ExportArgs, InputArgs, PartitionArg};
 use crate::dissect::Packet;
 use crate::filter::FilterError;
 use crate::output::analyze_json;
 use crate::output::info::{FileInfo, write_json};
 use crate::output::parquet::columns::schema_of;
 use crate::output::parquet::connections::{connection_batches, connection_schema};
-use crate::output::parquet::events::{EventRecord, event_schema};
 use crate::output::parquet::{Table, packets};
 use crate::pipeline::Silent;
 use crate::pipeline::{self, Batch};
-use crate::report::anomalies::AnomalyRow;
-use crate::report::{Files, Report};
+use crate::report::Report;
 
 use super::RunOptions;
 use super::analyze::Analysis;
@@ -429,59 +426,89 @@ impl Analyzed {
         Ok((schema_of(&connection_schema().specs()), batches))
     }
 
-    /// The `events` table of `export`: the anomalies the report lists, then the runs of
-    /// PSNs the capture missed, then, for one capture cut short, the row that marks where
-    /// (with several, a file's own frame count is not known here, so none is made).
-    pub fn events(&self) -> Result<(SchemaRef, Vec<RecordBatch>), ApiError> {
-        // A capture that ended in the middle of a record; one that failed is an error.
-        let cut = match self.input.inputs.as_slice() {
-            [outcome] if outcome.status == InputStatus::Truncated => outcome
-                .broke_at
-                .map(|offset| (offset, outcome.error.clone().unwrap_or("truncated".into()))),
-            _ => None,
-        };
-        let name = self.capture();
-        let files = Files(&self.input.files);
-        // After the rows it reads: a schema's columns read rows of one lifetime.
-        let schema = event_schema();
-        let mut table = Table::new(&schema.specs());
-        let anomalies = self
-            .analyzer
-            .anomalies
-            .kept
-            .iter()
-            .map(|anomaly| AnomalyRow::new(anomaly, files));
-        let missed = self
-            .analyzer
-            .capture_missed
-            .iter()
-            .map(|run| AnomalyRow::capture_missed(run, files));
-        let broke = cut.as_ref().map(|(offset, message)| {
-            let at = FrameRef {
-                file: 0,
-                frame: self.input.records + 1,
-                ts_ns: None,
-            };
-            AnomalyRow::capture_broke("truncated", at, *offset, message, files)
-        });
-        let mut batches = Vec::new();
-        for anomaly in anomalies.chain(missed).chain(broke) {
-            let record = EventRecord {
-                capture: &name,
-                anomaly,
-            };
-            schema.push(&mut table, &record);
-            if table.rows() >= BATCH_ROWS {
-                batches.push(table.finish()?);
-            }
-        }
-        batches.push(table.finish()?);
-        Ok((table.schema().clone(), batches))
+    /// The `events` table of `export` for each capture analysed: see [`analysis_events`].
+    pub fn events(&self) -> Result<Rows, ApiError> {
+        analysis_events(&self.args)
+    }
+
+    /// The arguments it was run with, as on `analyze`'s command line.
+    pub fn args(&self) -> &[String] {
+        &self.args
     }
 }
 
 /// The rows of one dataset.
 pub type Rows = (SchemaRef, Vec<RecordBatch>);
+
+/// The `events` rows `rdmadump export` writes for each capture that `analyze ARGV` reads,
+/// one capture after the other: every anomaly, the runs of PSNs the capture missed, the row
+/// of a capture cut short. They come from a pass of export's own, not from the analysis:
+/// the analysis keeps only the first `--max-anomalies` for its report, and analyses only
+/// the frames its filter, window and `--qp` select, where export analyses every frame.
+/// Export's analysis options are analyze's; the rows are held as export writes them, a
+/// batch at a time, and nothing else of the pass is kept.
+pub fn analysis_events(argv: &[String]) -> Result<Rows, ApiError> {
+    let Command::Analyze(args) = parse("analyze", argv)? else {
+        return Err(ApiError::Usage("not the analyze command".into()));
+    };
+    let paths = super::points::distinct_inputs(
+        args.input
+            .files
+            .iter()
+            .chain(&args.input.read_files)
+            .cloned()
+            .collect(),
+    );
+    if paths.iter().any(|p| p.as_os_str() == "-") {
+        return Err(ApiError::Usage(
+            "the events of standard input cannot be read again: give a file".into(),
+        ));
+    }
+    let AnalyzeArgs {
+        input, analysis, ..
+    } = args;
+    // Only what describes the capture is read of these: no packets dataset is written.
+    let export = ExportArgs {
+        input,
+        output: PathBuf::new(),
+        max_file_size: u64::MAX,
+        partition: PartitionArg::None,
+        replace: false,
+        name: None,
+        schema: false,
+        analysis,
+    };
+    let mut events = EventRows(Vec::new());
+    for path in &paths {
+        let name = super::export::capture_name(None, path);
+        // Quiet: the analysis already told of the inputs.
+        let run = RunOptions {
+            quiet: true,
+            ..RunOptions::default()
+        };
+        // No packet rows are built, so the filter selects nothing here.
+        let filter = crate::filter::PacketFilter::default();
+        describe_capture(&export, path, run, &name, &filter, None, &mut events)?;
+    }
+    Ok((schema_of(&Described::Events.columns()), events.0))
+}
+
+/// The `events` rows of a pass of export's; its other datasets are let go.
+struct EventRows(Vec<RecordBatch>);
+
+impl DescribedSink for EventRows {
+    fn write(
+        &mut self,
+        dataset: Described,
+        rows: RecordBatch,
+        _first_ts: Option<u64>,
+    ) -> anyhow::Result<()> {
+        if dataset == Described::Events && rows.num_rows() > 0 {
+            self.0.push(rows);
+        }
+        Ok(())
+    }
+}
 
 /// The tables of `rdmadump export ARGS` other than `packets`, for its one capture, by
 /// dataset name: what describes the whole capture (connections, events, priorities,
