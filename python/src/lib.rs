@@ -410,6 +410,13 @@ fn info(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
     interruptible(py, move || api::info(&path))?.map_err(|e| to_py(py, e))
 }
 
+/// The key-value metadata of each Parquet file `rdmadump export` writes of `dataset` for
+/// `capture`, as (key, value) pairs.
+#[pyfunction]
+fn file_metadata(dataset: &str, capture: &str) -> Vec<(&'static str, String)> {
+    api::file_metadata(dataset, capture)
+}
+
 #[pymodule]
 fn _rdmadump(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(packets, m)?)?;
@@ -417,6 +424,7 @@ fn _rdmadump(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
+    m.add_function(wrap_pyfunction!(file_metadata, m)?)?;
     m.add_class::<PacketBatches>()?;
     m.add_class::<Analysis>()?;
     Ok(())

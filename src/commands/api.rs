@@ -563,6 +563,21 @@ impl DescribedSink for KeptRows {
     }
 }
 
+/// The key-value metadata of each Parquet file `export` writes of `dataset` for `capture`
+/// (src/output/parquet/dataset.rs), for the files written elsewhere (the Spark job's) to
+/// say the same of themselves.
+pub fn file_metadata(dataset: &str, capture: &str) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "schema_version",
+            crate::output::parquet::dataset::SCHEMA_VERSION.to_string(),
+        ),
+        ("rdmadump.dataset", dataset.to_string()),
+        ("rdmadump.capture", capture.to_string()),
+        ("rdmadump.version", env!("CARGO_PKG_VERSION").to_string()),
+    ]
+}
+
 /// What `info --json` says of one file: an array of one object.
 pub fn info(path: &Path) -> Result<String, ApiError> {
     let name = display_path(path);
