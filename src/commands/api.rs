@@ -22,9 +22,10 @@ use crate::dissect::Packet;
 use crate::filter::FilterError;
 use crate::output::analyze_json;
 use crate::output::info::{FileInfo, write_json};
+use crate::output::parquet::Table;
 use crate::output::parquet::columns::schema_of;
 use crate::output::parquet::connections::{connection_batches, connection_schema};
-use crate::output::parquet::{Table, packets};
+use crate::output::parquet::packets::{self, PacketColumns};
 use crate::pipeline::Silent;
 use crate::pipeline::{self, Batch};
 use crate::report::Report;
@@ -119,8 +120,6 @@ type Sent = Result<RecordBatch, ApiError>;
 pub struct PacketStream {
     schema: SchemaRef,
     batches: Receiver<Sent>,
-    /// The columns asked for, by index into the full table; `None` for all.
-    projection: Option<Vec<usize>>,
 }
 
 /// What [`PacketStream::next`] found.
@@ -178,39 +177,29 @@ impl PacketStream {
                 "a capture in memory, or a --name, is one capture: give one file name".into(),
             ));
         }
-        let all = packets::columns();
-        let projection = if columns.is_empty() {
+        // Only the columns asked for are built; none asked for is all of them.
+        let selection = if columns.is_empty() {
             None
         } else {
-            let mut indices = Vec::with_capacity(columns.len());
-            for name in columns {
-                match all.iter().position(|c| &c.name == name) {
-                    Some(i) => indices.push(i),
-                    None => {
-                        return Err(ApiError::Usage(format!(
-                            "no column {name} in the packets table (docs/export-schema.md)"
-                        )));
-                    }
-                }
-            }
-            Some(indices)
+            Some(packets::select(columns).map_err(|name| {
+                ApiError::Usage(format!(
+                    "no column {name} in the packets table (docs/export-schema.md)"
+                ))
+            })?)
         };
-        let full = schema_of(&all);
-        let schema = match &projection {
-            Some(indices) => std::sync::Arc::new(full.project(indices)?),
-            None => full,
-        };
+        let schema = schema_of(&selection.as_ref().unwrap_or(packets::all()).specs());
         let (send, batches) = sync_channel(QUEUED_BATCHES);
         std::thread::Builder::new()
             .name("rdmadump-packets".into())
             .spawn(move || {
+                let columns = selection.as_ref().unwrap_or(packets::all());
                 for path in &paths {
                     let capture = Capture {
                         path,
                         name: super::export::capture_name(name.as_deref(), path),
                         in_memory: in_memory.clone(),
                     };
-                    match read_capture(&input, &filter, &capture, &send) {
+                    match read_capture(&input, &filter, columns, &capture, &send) {
                         Ok(ControlFlow::Continue(())) => {}
                         Ok(ControlFlow::Break(())) => return,
                         Err(err) => {
@@ -221,11 +210,7 @@ impl PacketStream {
                 }
             })
             .map_err(|e| ApiError::Other(e.into()))?;
-        Ok(PacketStream {
-            schema,
-            batches,
-            projection,
-        })
+        Ok(PacketStream { schema, batches })
     }
 
     pub fn schema(&self) -> &SchemaRef {
@@ -236,10 +221,7 @@ impl PacketStream {
     /// something else meanwhile (an interrupt) asks again.
     pub fn next(&mut self, wait: Duration) -> Result<Next, ApiError> {
         match self.batches.recv_timeout(wait) {
-            Ok(Ok(batch)) => Ok(Next::Batch(match &self.projection {
-                Some(indices) => batch.project(indices)?,
-                None => batch,
-            })),
+            Ok(Ok(batch)) => Ok(Next::Batch(batch)),
             Ok(Err(err)) => Err(err),
             Err(RecvTimeoutError::Timeout) => Ok(Next::Waiting),
             Err(RecvTimeoutError::Disconnected) => Ok(Next::End),
@@ -256,11 +238,13 @@ struct Capture<'p> {
     in_memory: Option<InMemory>,
 }
 
-/// One capture's rows into `send`, as `export` builds them: CRCs verified, the time window
-/// anchored on the capture's own first packet. `Break` when the stream was dropped.
+/// One capture's rows, of `columns`, into `send`, as `export` builds them: CRCs verified,
+/// the time window anchored on the capture's own first packet. `Break` when the stream was
+/// dropped.
 fn read_capture(
     args: &InputArgs,
     filter: &crate::filter::PacketFilter,
+    columns: &PacketColumns,
     capture: &Capture<'_>,
     send: &SyncSender<Sent>,
 ) -> Result<ControlFlow<()>, ApiError> {
@@ -268,8 +252,8 @@ fn read_capture(
     let name = &capture.name;
     let window = super::time_window(args, &paths);
     let selected = |pkt: &Packet<'_>| window.contains(pkt.ts_ns) && filter.matches(pkt);
-    let work = |batch: &mut Batch<'_>| build_rows(batch, &window, &selected, name, true);
-    let mut gathered = Table::new(&packets::columns());
+    let work = |batch: &mut Batch<'_>| build_rows(batch, &window, &selected, name, Some(columns));
+    let mut gathered = Table::new(&columns.specs());
     // `false` once the stream is dropped: nobody wants the rest.
     let hand_over = |rows: RecordBatch| rows.num_rows() == 0 || send.send(Ok(rows)).is_ok();
     let in_memory = [capture.in_memory.clone()];
@@ -287,7 +271,7 @@ fn read_capture(
             let Some(made) = batch.made.take() else {
                 for (_, pkt) in &batch.packets {
                     if selected(pkt) {
-                        packets::push(&mut gathered, name, pkt);
+                        columns.push(&mut gathered, name, pkt);
                     }
                 }
                 if gathered.rows() >= BATCH_ROWS && !hand_over(gathered.finish()?) {
