@@ -310,6 +310,25 @@ impl From<pipeline::PipelineError> for ApiError {
     }
 }
 
+/// `analyze`'s arguments as its command line parses them, and its inputs, each once.
+fn analyze_args(argv: &[String]) -> Result<(AnalyzeArgs, Vec<PathBuf>), ApiError> {
+    let Command::Analyze(args) = parse("analyze", argv)? else {
+        return Err(ApiError::Usage("not the analyze command".into()));
+    };
+    let paths = super::points::distinct_inputs(
+        args.input
+            .files
+            .iter()
+            .chain(&args.input.read_files)
+            .cloned()
+            .collect(),
+    );
+    if paths.is_empty() {
+        return Err(ApiError::Usage("no capture file given".into()));
+    }
+    Ok((args, paths))
+}
+
 /// What `analyze` found in its inputs, kept to be told as the report, the tables and the
 /// HTML page.
 pub struct Analyzed {
@@ -333,22 +352,8 @@ impl Analyzed {
     }
 
     fn analyze(argv: &[String], graphs: bool) -> Result<Analyzed, ApiError> {
-        let Command::Analyze(args) = parse("analyze", argv)? else {
-            return Err(ApiError::Usage("not the analyze command".into()));
-        };
-        let args: AnalyzeArgs = args;
+        let (args, paths) = analyze_args(argv)?;
         let filter = super::packet_filter(&args.input)?;
-        let paths = super::points::distinct_inputs(
-            args.input
-                .files
-                .iter()
-                .chain(&args.input.read_files)
-                .cloned()
-                .collect(),
-        );
-        if paths.is_empty() {
-            return Err(ApiError::Usage("no capture file given".into()));
-        }
         let Analysis { analyzer, input } =
             super::analyze::analyze(&args, paths.clone(), filter, graphs, true)?;
         if let Some(err) = first_failure(&input, &paths) {
@@ -432,17 +437,7 @@ pub type Rows = (SchemaRef, Vec<RecordBatch>);
 /// Export's analysis options are analyze's; the rows are held as export writes them, a
 /// batch at a time, and nothing else of the pass is kept.
 pub fn analysis_events(argv: &[String]) -> Result<Rows, ApiError> {
-    let Command::Analyze(args) = parse("analyze", argv)? else {
-        return Err(ApiError::Usage("not the analyze command".into()));
-    };
-    let paths = super::points::distinct_inputs(
-        args.input
-            .files
-            .iter()
-            .chain(&args.input.read_files)
-            .cloned()
-            .collect(),
-    );
+    let (args, paths) = analyze_args(argv)?;
     if paths.iter().any(|p| p.as_os_str() == "-") {
         return Err(ApiError::Usage(
             "the events of standard input cannot be read again: give a file".into(),
