@@ -174,7 +174,11 @@ class Analysis:
 
     @_functools.cached_property
     def events(self) -> _pa.Table:
-        """The anomalies the report lists, then the runs of PSNs the capture missed."""
+        """The ``events`` table ``rdmadump export`` writes for each capture, one after the
+        other: every anomaly (the report lists only the first ``max_anomalies``), the runs
+        of PSNs the capture missed, the row of a capture cut short. Like export's, it
+        describes every frame whatever ``filter``, ``since``, ``until`` or ``qp`` select; a
+        pass of its own over the captures makes it, when first read."""
         return self._core.events()
 
     def html(self, path: Union[str, "_os.PathLike[str]"]) -> None:

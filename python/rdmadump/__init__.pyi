@@ -60,7 +60,7 @@ class Analysis:
         """export's connections table: both directions of every connection, then flows."""
     @property
     def events(self) -> pyarrow.Table:
-        """export's events table: the anomalies the report lists, the capture's misses."""
+        """export's events table of each capture: every anomaly, the capture's misses."""
     def html(self, path: Path) -> None:
         """Writes the page analyze --html writes (a second pass records its charts)."""
 

@@ -11,7 +11,8 @@ or, for ``spark-submit`` (which takes a file, not a module)::
 Each capture is decoded whole by one task: a pcap has no sync marker from which a byte
 range could be read without reading what comes before it. The task writes the capture's
 files itself, in ``rdmadump export``'s layout: its tables and columns, partitioned by
-``capture_date``, so that a query reads either dataset the same way (docs/export.md).
+``capture_date``, each file with export's key-value metadata, so that a query reads either
+dataset the same way (docs/export.md).
 Spark's own writer would take every value through a row of its own: on 300 columns that
 was nineteen times slower than ``export``.
 """
@@ -172,7 +173,13 @@ def _write(
     batches: Iterable[pa.RecordBatch],
 ) -> None:
     """One capture's rows of one dataset, as export lays them out: under the partition of
-    its first frame, in parts named by the capture. No rows, no file."""
+    its first frame, in parts named by the capture, with its key-value metadata. No rows,
+    no file."""
+    from . import _rdmadump
+
+    # export's key-value metadata (schema_version, rdmadump.dataset, .capture, .version):
+    # pyarrow writes a schema's metadata into the file's.
+    schema = schema.with_metadata(dict(_rdmadump.file_metadata(dataset, name)))
     partition = f"capture_date={date or '__HIVE_DEFAULT_PARTITION__'}"
     directory = posixpath.join(root, dataset, partition)
     stem = name if _SAFE.match(name) else "capture-" + hashlib.sha1(name.encode()).hexdigest()[:8]

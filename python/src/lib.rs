@@ -1,17 +1,19 @@
 //! `rdmadump._rdmadump`: the extension module under the `rdmadump` package. It takes the
 //! command line's arguments, built by the package from its keywords, runs the library's
-//! `commands::api`, and hands Arrow data to pyarrow through the C data interface, with
-//! the GIL released while the library reads.
+//! `commands::api`, and hands Arrow data to pyarrow through the Arrow PyCapsule interface
+//! (pyarrow's public constructors, no private import), with the GIL released while the
+//! library reads.
 
 use std::sync::Mutex;
 use std::time::Duration;
 
-use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, to_ffi};
-use arrow_array::{Array, RecordBatch, StructArray};
+use arrow_array::ffi::{FFI_ArrowSchema, to_ffi};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{Array, RecordBatch, RecordBatchIterator, StructArray};
 use arrow_schema::SchemaRef;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList};
 
 use rdmadump::capture::InMemory;
 use rdmadump::commands::api::{self, Analyzed, ApiError, Next, PacketStream};
@@ -56,35 +58,79 @@ fn to_py(py: Python<'_>, err: ApiError) -> PyErr {
     built.unwrap_or_else(|import| PyRuntimeError::new_err(format!("{err} ({import})")))
 }
 
+/// A schema offered through the Arrow PyCapsule interface, which `pyarrow.schema` takes.
+#[pyclass(module = "rdmadump._rdmadump", frozen)]
+struct SchemaExport(SchemaRef);
+
+#[pymethods]
+impl SchemaExport {
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let schema = FFI_ArrowSchema::try_from(self.0.as_ref())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        PyCapsule::new_with_value(py, schema, c"arrow_schema")
+    }
+}
+
+/// A record batch offered through the Arrow PyCapsule interface, which
+/// `pyarrow.record_batch` takes.
+#[pyclass(module = "rdmadump._rdmadump", frozen)]
+struct BatchExport(RecordBatch);
+
+#[pymethods]
+impl BatchExport {
+    /// The batch as it is: a schema asked for is a cast the caller's library makes.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+        let _ = requested_schema;
+        let data = StructArray::from(self.0.clone()).into_data();
+        let (array, schema) = to_ffi(&data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        // The capsules own the structs: what pyarrow moves out it leaves released, and
+        // what it does not is released when the capsule goes.
+        Ok((
+            PyCapsule::new_with_value(py, schema, c"arrow_schema")?,
+            PyCapsule::new_with_value(py, array, c"arrow_array")?,
+        ))
+    }
+}
+
+/// Record batches offered as one stream through the Arrow PyCapsule interface, which
+/// `pyarrow.RecordBatchReader.from_stream` takes.
+#[pyclass(module = "rdmadump._rdmadump", frozen)]
+struct StreamExport {
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+}
+
+#[pymethods]
+impl StreamExport {
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let batches = self.batches.clone().into_iter().map(Ok);
+        let reader = RecordBatchIterator::new(batches, self.schema.clone());
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+}
+
 /// `batch` as a `pyarrow.RecordBatch`: pyarrow takes over the buffers, nothing is copied.
 fn batch_to_py(py: Python<'_>, batch: RecordBatch) -> PyResult<Py<PyAny>> {
-    let data = StructArray::from(batch).into_data();
-    let (array, schema) = to_ffi(&data).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    // Boxed so that their addresses hold still; pyarrow moves their contents out and
-    // leaves them released, so that dropping them frees nothing twice.
-    let array = Box::new(array);
-    let schema = Box::new(schema);
     let pyarrow = py.import("pyarrow")?;
-    let imported = pyarrow.getattr("RecordBatch")?.call_method1(
-        "_import_from_c",
-        (
-            &*array as *const FFI_ArrowArray as usize,
-            &*schema as *const FFI_ArrowSchema as usize,
-        ),
-    )?;
+    let imported = pyarrow.call_method1("record_batch", (BatchExport(batch),))?;
     Ok(imported.unbind())
 }
 
 fn schema_to_py(py: Python<'_>, schema: &SchemaRef) -> PyResult<Py<PyAny>> {
-    let schema = Box::new(
-        FFI_ArrowSchema::try_from(schema.as_ref())
-            .map_err(|e| PyValueError::new_err(e.to_string()))?,
-    );
     let pyarrow = py.import("pyarrow")?;
-    let imported = pyarrow.getattr("Schema")?.call_method1(
-        "_import_from_c",
-        (&*schema as *const FFI_ArrowSchema as usize,),
-    )?;
+    let imported = pyarrow.call_method1("schema", (SchemaExport(schema.clone()),))?;
     Ok(imported.unbind())
 }
 
@@ -93,17 +139,13 @@ fn table_to_py(
     schema: SchemaRef,
     batches: Vec<RecordBatch>,
 ) -> PyResult<Py<PyAny>> {
-    let schema = schema_to_py(py, &schema)?;
-    let batches = batches
-        .into_iter()
-        .filter(|b| b.num_rows() > 0)
-        .map(|b| batch_to_py(py, b))
-        .collect::<PyResult<Vec<_>>>()?;
+    let batches = batches.into_iter().filter(|b| b.num_rows() > 0).collect();
+    let stream = StreamExport { schema, batches };
     let pyarrow = py.import("pyarrow")?;
-    let table = pyarrow
-        .getattr("Table")?
-        .call_method1("from_batches", (batches, schema))?;
-    Ok(table.unbind())
+    let reader = pyarrow
+        .getattr("RecordBatchReader")?
+        .call_method1("from_stream", (stream,))?;
+    Ok(reader.call_method0("read_all")?.unbind())
 }
 
 /// Waits for `work`, run on a thread of its own, without the GIL, checking Python's
@@ -343,9 +385,12 @@ impl Analysis {
         table_to_py(py, schema, batches)
     }
 
-    /// export's `events` table, as a `pyarrow.Table`.
+    /// export's `events` table of each capture, as a `pyarrow.Table`: a pass of its own
+    /// over the captures, without the GIL.
     fn events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let (schema, batches) = self.with(|a| a.events())?.map_err(|e| to_py(py, e))?;
+        let args = self.with(|a| a.args().to_vec())?;
+        let (schema, batches) =
+            interruptible(py, move || api::analysis_events(&args))?.map_err(|e| to_py(py, e))?;
         table_to_py(py, schema, batches)
     }
 }
@@ -365,6 +410,13 @@ fn info(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
     interruptible(py, move || api::info(&path))?.map_err(|e| to_py(py, e))
 }
 
+/// The key-value metadata of each Parquet file `rdmadump export` writes of `dataset` for
+/// `capture`, as (key, value) pairs.
+#[pyfunction]
+fn file_metadata(dataset: &str, capture: &str) -> Vec<(&'static str, String)> {
+    api::file_metadata(dataset, capture)
+}
+
 #[pymodule]
 fn _rdmadump(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(packets, m)?)?;
@@ -372,6 +424,7 @@ fn _rdmadump(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
+    m.add_function(wrap_pyfunction!(file_metadata, m)?)?;
     m.add_class::<PacketBatches>()?;
     m.add_class::<Analysis>()?;
     Ok(())

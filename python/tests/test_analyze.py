@@ -87,3 +87,47 @@ def test_html_is_the_page_analyze_html_writes(tmp_path):
 @pytest.mark.parametrize("name", READABLE)
 def test_info_is_the_document_info_json_writes(name):
     assert rdmadump.info(fixture(name)) == cli_json("info", "--json", fixture(name))
+
+
+def write_bad_icrc_capture(path, frames):
+    """A pcap of `frames` RoCEv2 SEND_ONLY frames on one QP, PSNs in order, 100 ns apart,
+    each with a wrong ICRC: one icrc_bad anomaly a frame, nothing else."""
+    import struct
+
+    eth = bytes([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1]) + b"\x08\x00"
+    udp_len = 8 + 12 + 4
+    ip = bytearray(
+        struct.pack(">BBHHHBBH4s4s", 0x45, 2, 20 + udp_len, 0, 0x4000, 64, 17, 0,
+                    bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    )
+    words = sum(struct.unpack(">10H", ip))
+    words = (words & 0xFFFF) + (words >> 16)
+    struct.pack_into(">H", ip, 10, ~words & 0xFFFF)
+    udp = struct.pack(">HHHH", 49152, 4791, udp_len, 0)
+    head = eth + bytes(ip) + udp
+    start_ns = 1_700_000_000_000_000_000
+    with open(path, "wb") as out:
+        # Nanosecond pcap, Ethernet.
+        out.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))
+        for i in range(frames):
+            bth = struct.pack(">BBHII", 0x04, 0, 0xFFFF, 0x11, i & 0xFFFFFF)
+            frame = head + bth + b"\xde\xad\xbe\xef"
+            ts = start_ns + 100 * i
+            out.write(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(frame), len(frame)))
+            out.write(frame)
+
+
+def test_events_keep_every_anomaly_export_keeps(tmp_path):
+    # More anomalies than the report keeps (10,000), and than a batch of event rows.
+    capture = tmp_path / "bad_icrc.pcap"
+    write_bad_icrc_capture(capture, 12_345)
+    out = tmp_path / "out"
+    run_cli("export", "-o", str(out), str(capture))
+    files = sorted((out / "events").rglob("*.parquet"))
+    theirs = pa.concat_tables(pq.read_table(f, partitioning=None) for f in files)
+    analysis = rdmadump.analyze(capture)
+    assert theirs.num_rows >= 12_345
+    assert len(analysis.report["anomalies"]) < theirs.num_rows
+    mine = analysis.events
+    assert mine.schema.equals(theirs.schema.remove_metadata())
+    assert mine.combine_chunks().equals(theirs.combine_chunks())

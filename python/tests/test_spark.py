@@ -155,6 +155,24 @@ def test_the_files_are_where_export_puts_them(exported):
     assert not list(spark_root.rglob(".*.tmp"))
 
 
+def test_each_file_carries_the_key_value_metadata_export_writes(exported):
+    import pyarrow.parquet as pq
+
+    def metadata(root):
+        found = {}
+        for path in sorted(root.rglob("*.parquet")):
+            pairs = pq.ParquetFile(path).metadata.metadata or {}
+            # The Arrow schema as each writer encodes it; the columns are compared above.
+            pairs.pop(b"ARROW:schema", None)
+            found[str(path.relative_to(root))] = pairs
+        return found
+
+    spark_root, cli_root = exported
+    theirs = metadata(cli_root)
+    assert theirs and all(b"schema_version" in pairs for pairs in theirs.values())
+    assert metadata(spark_root) == theirs
+
+
 def test_a_capture_that_fails_is_a_row_of_captures_and_the_others_land(exported, captures):
     spark_root, _ = exported
     rows = {r["capture"]: r for r in read(spark_root, "captures").to_pylist()}

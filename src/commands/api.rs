@@ -15,22 +15,20 @@ use arrow_schema::{ArrowError, SchemaRef};
 use clap::Parser;
 
 use crate::analyze::Analyzer;
-use crate::analyze::key::FrameRef;
 use crate::capture::InMemory;
 use crate::capture::merge::{InputReport, InputStatus, display_path};
-use crate::cli::{AnalyzeArgs, Cli, Command, InputArgs};
+use crate::cli::{AnalyzeArgs, Cli, Command, ExportArgs, InputArgs, PartitionArg};
 use crate::dissect::Packet;
 use crate::filter::FilterError;
 use crate::output::analyze_json;
 use crate::output::info::{FileInfo, write_json};
+use crate::output::parquet::Table;
 use crate::output::parquet::columns::schema_of;
 use crate::output::parquet::connections::{connection_batches, connection_schema};
-use crate::output::parquet::events::{EventRecord, event_schema};
-use crate::output::parquet::{Table, packets};
+use crate::output::parquet::packets::{self, PacketColumns};
 use crate::pipeline::Silent;
 use crate::pipeline::{self, Batch};
-use crate::report::anomalies::AnomalyRow;
-use crate::report::{Files, Report};
+use crate::report::Report;
 
 use super::RunOptions;
 use super::analyze::Analysis;
@@ -122,8 +120,6 @@ type Sent = Result<RecordBatch, ApiError>;
 pub struct PacketStream {
     schema: SchemaRef,
     batches: Receiver<Sent>,
-    /// The columns asked for, by index into the full table; `None` for all.
-    projection: Option<Vec<usize>>,
 }
 
 /// What [`PacketStream::next`] found.
@@ -181,39 +177,29 @@ impl PacketStream {
                 "a capture in memory, or a --name, is one capture: give one file name".into(),
             ));
         }
-        let all = packets::columns();
-        let projection = if columns.is_empty() {
+        // Only the columns asked for are built; none asked for is all of them.
+        let selection = if columns.is_empty() {
             None
         } else {
-            let mut indices = Vec::with_capacity(columns.len());
-            for name in columns {
-                match all.iter().position(|c| &c.name == name) {
-                    Some(i) => indices.push(i),
-                    None => {
-                        return Err(ApiError::Usage(format!(
-                            "no column {name} in the packets table (docs/export-schema.md)"
-                        )));
-                    }
-                }
-            }
-            Some(indices)
+            Some(packets::select(columns).map_err(|name| {
+                ApiError::Usage(format!(
+                    "no column {name} in the packets table (docs/export-schema.md)"
+                ))
+            })?)
         };
-        let full = schema_of(&all);
-        let schema = match &projection {
-            Some(indices) => std::sync::Arc::new(full.project(indices)?),
-            None => full,
-        };
+        let schema = schema_of(&selection.as_ref().unwrap_or(packets::all()).specs());
         let (send, batches) = sync_channel(QUEUED_BATCHES);
         std::thread::Builder::new()
             .name("rdmadump-packets".into())
             .spawn(move || {
+                let columns = selection.as_ref().unwrap_or(packets::all());
                 for path in &paths {
                     let capture = Capture {
                         path,
                         name: super::export::capture_name(name.as_deref(), path),
                         in_memory: in_memory.clone(),
                     };
-                    match read_capture(&input, &filter, &capture, &send) {
+                    match read_capture(&input, &filter, columns, &capture, &send) {
                         Ok(ControlFlow::Continue(())) => {}
                         Ok(ControlFlow::Break(())) => return,
                         Err(err) => {
@@ -224,11 +210,7 @@ impl PacketStream {
                 }
             })
             .map_err(|e| ApiError::Other(e.into()))?;
-        Ok(PacketStream {
-            schema,
-            batches,
-            projection,
-        })
+        Ok(PacketStream { schema, batches })
     }
 
     pub fn schema(&self) -> &SchemaRef {
@@ -239,10 +221,7 @@ impl PacketStream {
     /// something else meanwhile (an interrupt) asks again.
     pub fn next(&mut self, wait: Duration) -> Result<Next, ApiError> {
         match self.batches.recv_timeout(wait) {
-            Ok(Ok(batch)) => Ok(Next::Batch(match &self.projection {
-                Some(indices) => batch.project(indices)?,
-                None => batch,
-            })),
+            Ok(Ok(batch)) => Ok(Next::Batch(batch)),
             Ok(Err(err)) => Err(err),
             Err(RecvTimeoutError::Timeout) => Ok(Next::Waiting),
             Err(RecvTimeoutError::Disconnected) => Ok(Next::End),
@@ -259,11 +238,13 @@ struct Capture<'p> {
     in_memory: Option<InMemory>,
 }
 
-/// One capture's rows into `send`, as `export` builds them: CRCs verified, the time window
-/// anchored on the capture's own first packet. `Break` when the stream was dropped.
+/// One capture's rows, of `columns`, into `send`, as `export` builds them: CRCs verified,
+/// the time window anchored on the capture's own first packet. `Break` when the stream was
+/// dropped.
 fn read_capture(
     args: &InputArgs,
     filter: &crate::filter::PacketFilter,
+    columns: &PacketColumns,
     capture: &Capture<'_>,
     send: &SyncSender<Sent>,
 ) -> Result<ControlFlow<()>, ApiError> {
@@ -271,8 +252,8 @@ fn read_capture(
     let name = &capture.name;
     let window = super::time_window(args, &paths);
     let selected = |pkt: &Packet<'_>| window.contains(pkt.ts_ns) && filter.matches(pkt);
-    let work = |batch: &mut Batch<'_>| build_rows(batch, &window, &selected, name, true);
-    let mut gathered = Table::new(&packets::columns());
+    let work = |batch: &mut Batch<'_>| build_rows(batch, &window, &selected, name, Some(columns));
+    let mut gathered = Table::new(&columns.specs());
     // `false` once the stream is dropped: nobody wants the rest.
     let hand_over = |rows: RecordBatch| rows.num_rows() == 0 || send.send(Ok(rows)).is_ok();
     let in_memory = [capture.in_memory.clone()];
@@ -290,7 +271,7 @@ fn read_capture(
             let Some(made) = batch.made.take() else {
                 for (_, pkt) in &batch.packets {
                     if selected(pkt) {
-                        packets::push(&mut gathered, name, pkt);
+                        columns.push(&mut gathered, name, pkt);
                     }
                 }
                 if gathered.rows() >= BATCH_ROWS && !hand_over(gathered.finish()?) {
@@ -329,6 +310,25 @@ impl From<pipeline::PipelineError> for ApiError {
     }
 }
 
+/// `analyze`'s arguments as its command line parses them, and its inputs, each once.
+fn analyze_args(argv: &[String]) -> Result<(AnalyzeArgs, Vec<PathBuf>), ApiError> {
+    let Command::Analyze(args) = parse("analyze", argv)? else {
+        return Err(ApiError::Usage("not the analyze command".into()));
+    };
+    let paths = super::points::distinct_inputs(
+        args.input
+            .files
+            .iter()
+            .chain(&args.input.read_files)
+            .cloned()
+            .collect(),
+    );
+    if paths.is_empty() {
+        return Err(ApiError::Usage("no capture file given".into()));
+    }
+    Ok((args, paths))
+}
+
 /// What `analyze` found in its inputs, kept to be told as the report, the tables and the
 /// HTML page.
 pub struct Analyzed {
@@ -352,22 +352,8 @@ impl Analyzed {
     }
 
     fn analyze(argv: &[String], graphs: bool) -> Result<Analyzed, ApiError> {
-        let Command::Analyze(args) = parse("analyze", argv)? else {
-            return Err(ApiError::Usage("not the analyze command".into()));
-        };
-        let args: AnalyzeArgs = args;
+        let (args, paths) = analyze_args(argv)?;
         let filter = super::packet_filter(&args.input)?;
-        let paths = super::points::distinct_inputs(
-            args.input
-                .files
-                .iter()
-                .chain(&args.input.read_files)
-                .cloned()
-                .collect(),
-        );
-        if paths.is_empty() {
-            return Err(ApiError::Usage("no capture file given".into()));
-        }
         let Analysis { analyzer, input } =
             super::analyze::analyze(&args, paths.clone(), filter, graphs, true)?;
         if let Some(err) = first_failure(&input, &paths) {
@@ -429,59 +415,79 @@ impl Analyzed {
         Ok((schema_of(&connection_schema().specs()), batches))
     }
 
-    /// The `events` table of `export`: the anomalies the report lists, then the runs of
-    /// PSNs the capture missed, then, for one capture cut short, the row that marks where
-    /// (with several, a file's own frame count is not known here, so none is made).
-    pub fn events(&self) -> Result<(SchemaRef, Vec<RecordBatch>), ApiError> {
-        // A capture that ended in the middle of a record; one that failed is an error.
-        let cut = match self.input.inputs.as_slice() {
-            [outcome] if outcome.status == InputStatus::Truncated => outcome
-                .broke_at
-                .map(|offset| (offset, outcome.error.clone().unwrap_or("truncated".into()))),
-            _ => None,
-        };
-        let name = self.capture();
-        let files = Files(&self.input.files);
-        // After the rows it reads: a schema's columns read rows of one lifetime.
-        let schema = event_schema();
-        let mut table = Table::new(&schema.specs());
-        let anomalies = self
-            .analyzer
-            .anomalies
-            .kept
-            .iter()
-            .map(|anomaly| AnomalyRow::new(anomaly, files));
-        let missed = self
-            .analyzer
-            .capture_missed
-            .iter()
-            .map(|run| AnomalyRow::capture_missed(run, files));
-        let broke = cut.as_ref().map(|(offset, message)| {
-            let at = FrameRef {
-                file: 0,
-                frame: self.input.records + 1,
-                ts_ns: None,
-            };
-            AnomalyRow::capture_broke("truncated", at, *offset, message, files)
-        });
-        let mut batches = Vec::new();
-        for anomaly in anomalies.chain(missed).chain(broke) {
-            let record = EventRecord {
-                capture: &name,
-                anomaly,
-            };
-            schema.push(&mut table, &record);
-            if table.rows() >= BATCH_ROWS {
-                batches.push(table.finish()?);
-            }
-        }
-        batches.push(table.finish()?);
-        Ok((table.schema().clone(), batches))
+    /// The `events` table of `export` for each capture analysed: see [`analysis_events`].
+    pub fn events(&self) -> Result<Rows, ApiError> {
+        analysis_events(&self.args)
+    }
+
+    /// The arguments it was run with, as on `analyze`'s command line.
+    pub fn args(&self) -> &[String] {
+        &self.args
     }
 }
 
 /// The rows of one dataset.
 pub type Rows = (SchemaRef, Vec<RecordBatch>);
+
+/// The `events` rows `rdmadump export` writes for each capture that `analyze ARGV` reads,
+/// one capture after the other: every anomaly, the runs of PSNs the capture missed, the row
+/// of a capture cut short. They come from a pass of export's own, not from the analysis:
+/// the analysis keeps only the first `--max-anomalies` for its report, and analyses only
+/// the frames its filter, window and `--qp` select, where export analyses every frame.
+/// Export's analysis options are analyze's; the rows are held as export writes them, a
+/// batch at a time, and nothing else of the pass is kept.
+pub fn analysis_events(argv: &[String]) -> Result<Rows, ApiError> {
+    let (args, paths) = analyze_args(argv)?;
+    if paths.iter().any(|p| p.as_os_str() == "-") {
+        return Err(ApiError::Usage(
+            "the events of standard input cannot be read again: give a file".into(),
+        ));
+    }
+    let AnalyzeArgs {
+        input, analysis, ..
+    } = args;
+    // Only what describes the capture is read of these: no packets dataset is written.
+    let export = ExportArgs {
+        input,
+        output: PathBuf::new(),
+        max_file_size: u64::MAX,
+        partition: PartitionArg::None,
+        replace: false,
+        name: None,
+        schema: false,
+        analysis,
+    };
+    let mut events = EventRows(Vec::new());
+    for path in &paths {
+        let name = super::export::capture_name(None, path);
+        // Quiet: the analysis already told of the inputs.
+        let run = RunOptions {
+            quiet: true,
+            ..RunOptions::default()
+        };
+        // No packet rows are built, so the filter selects nothing here.
+        let filter = crate::filter::PacketFilter::default();
+        describe_capture(&export, path, run, &name, &filter, None, &mut events)?;
+    }
+    Ok((schema_of(&Described::Events.columns()), events.0))
+}
+
+/// The `events` rows of a pass of export's; its other datasets are let go.
+struct EventRows(Vec<RecordBatch>);
+
+impl DescribedSink for EventRows {
+    fn write(
+        &mut self,
+        dataset: Described,
+        rows: RecordBatch,
+        _first_ts: Option<u64>,
+    ) -> anyhow::Result<()> {
+        if dataset == Described::Events && rows.num_rows() > 0 {
+            self.0.push(rows);
+        }
+        Ok(())
+    }
+}
 
 /// The tables of `rdmadump export ARGS` other than `packets`, for its one capture, by
 /// dataset name: what describes the whole capture (connections, events, priorities,
@@ -534,6 +540,21 @@ impl DescribedSink for KeptRows {
         }
         Ok(())
     }
+}
+
+/// The key-value metadata of each Parquet file `export` writes of `dataset` for `capture`
+/// (src/output/parquet/dataset.rs), for the files written elsewhere (the Spark job's) to
+/// say the same of themselves.
+pub fn file_metadata(dataset: &str, capture: &str) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "schema_version",
+            crate::output::parquet::dataset::SCHEMA_VERSION.to_string(),
+        ),
+        ("rdmadump.dataset", dataset.to_string()),
+        ("rdmadump.capture", capture.to_string()),
+        ("rdmadump.version", env!("CARGO_PKG_VERSION").to_string()),
+    ]
 }
 
 /// What `info --json` says of one file: an array of one object.

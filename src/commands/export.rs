@@ -34,8 +34,10 @@ use arrow_array::RecordBatch;
 use arrow_schema::ArrowError;
 
 thread_local! {
-    /// Each worker thread's packet columns, which a pipeline batch's rows are built in.
-    static WORKER_ROWS: std::cell::RefCell<Option<Table>> = const { std::cell::RefCell::new(None) };
+    /// Each worker thread's packet table, which a pipeline batch's rows are built in, with
+    /// the id of its columns ([`packets::PacketColumns::id`]).
+    static WORKER_ROWS: std::cell::RefCell<Option<(usize, Table)>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 /// Rows gathered before they go to the Parquet writer as one record batch: enough to
@@ -507,30 +509,37 @@ fn export_capture(
 }
 
 /// A worker's part of building packet rows, for `export` and the Python package alike: it
-/// verifies the batch's CRCs and anchors the time window on its frames; when `with_rows`
-/// and the batch has [`WORKER_BATCH`] frames or more, the rows of the frames `selected`
-/// keeps become the batch's record batch (`batch.made`). Smaller batches are left to the
-/// consumer, which gathers their rows.
+/// verifies the batch's CRCs and anchors the time window on its frames; with `columns`,
+/// when the batch has [`WORKER_BATCH`] frames or more, the rows of the frames `selected`
+/// keeps, of those columns only, become the batch's record batch (`batch.made`). Smaller
+/// batches are left to the consumer, which gathers their rows.
 pub fn build_rows(
     batch: &mut Batch<'_>,
     window: &TimeWindow,
     selected: &dyn Fn(&Packet<'_>) -> bool,
     name: &str,
-    with_rows: bool,
+    columns: Option<&packets::PacketColumns>,
 ) {
-    let build = with_rows && batch.packets.len() >= WORKER_BATCH;
-    WORKER_ROWS.with_borrow_mut(|rows| {
-        let table = rows.get_or_insert_with(|| Table::new(&packets::columns()));
+    let Some(columns) = columns.filter(|_| batch.packets.len() >= WORKER_BATCH) else {
         for (_, pkt) in batch.packets.iter_mut() {
             pkt.verify_crcs();
             window.anchor(pkt.ts_ns);
-            if build && selected(pkt) {
-                packets::push(table, name, pkt);
+        }
+        return;
+    };
+    WORKER_ROWS.with_borrow_mut(|rows| {
+        let table = match rows {
+            Some((id, table)) if *id == columns.id() => table,
+            _ => &mut rows.insert((columns.id(), Table::new(&columns.specs()))).1,
+        };
+        for (_, pkt) in batch.packets.iter_mut() {
+            pkt.verify_crcs();
+            window.anchor(pkt.ts_ns);
+            if selected(pkt) {
+                columns.push(table, name, pkt);
             }
         }
-        if build {
-            batch.made = Some(Box::new(table.finish()));
-        }
+        batch.made = Some(Box::new(table.finish()));
     });
 }
 
@@ -569,7 +578,8 @@ pub fn describe_capture(
     let selected = |pkt: &Packet<'_>| window.contains(pkt.ts_ns) && filter.matches(pkt);
     // The worker stage verifies CRCs, and builds the rows of the frames the selection keeps;
     // every frame is analysed, so that connections and events describe the whole capture.
-    let work = |batch: &mut Batch<'_>| build_rows(batch, &window, &selected, name, with_rows);
+    let columns = with_rows.then(packets::all);
+    let work = |batch: &mut Batch<'_>| build_rows(batch, &window, &selected, name, columns);
     let input = for_each_batch_with(&paths, &args.input, run, work, |batch: &mut Batch<'_>| {
         for (file, pkt) in &batch.packets {
             analyzer.observe(*file, pkt);

@@ -38,6 +38,7 @@ const MESSAGES: [MessageColumn; 2] = [
 /// tag or tunnel, null where that one lacks the field, so that lists of one header line up.
 type Occurrences = fn(&Packet<'_>) -> usize;
 
+#[derive(Clone)]
 enum Source {
     Capture,
     /// The text of where decoding stopped: made at run time, so not a filter field.
@@ -46,6 +47,7 @@ enum Source {
     List(&'static Field, Occurrences),
 }
 
+#[derive(Clone)]
 struct Column {
     spec: ColumnSpec,
     source: Source,
@@ -54,13 +56,96 @@ struct Column {
     header: Option<usize>,
 }
 
-struct PacketColumns {
+/// The columns rows are built with: all of the table's for `export`, or those a caller
+/// asked for ([`select`]), in the order asked. A column left out costs nothing per frame:
+/// its accessor is never called.
+pub struct PacketColumns {
     columns: Vec<Column>,
     /// Consecutive columns under one header: a frame without the header skips them all.
     runs: Vec<(Option<usize>, std::ops::Range<usize>)>,
-    /// The header presence fields (`eth`, `bth`, `mad`...).
+    /// The header presence fields (`eth`, `bth`, `mad`...), all of them: a column's
+    /// `header` indexes this list.
     headers: Vec<&'static Field>,
+    /// The headers some column here is under: the only ones a frame is asked for.
+    needed: Vec<usize>,
+    /// Tells these columns from others, for a table built with them and kept for reuse.
+    id: usize,
 }
+
+impl PacketColumns {
+    fn new(columns: Vec<Column>, headers: Vec<&'static Field>, id: usize) -> Self {
+        let mut runs: Vec<(Option<usize>, std::ops::Range<usize>)> = Vec::new();
+        for (i, column) in columns.iter().enumerate() {
+            match runs.last_mut() {
+                Some((header, range)) if *header == column.header => range.end = i + 1,
+                _ => runs.push((column.header, i..i + 1)),
+            }
+        }
+        let mut needed: Vec<usize> = runs.iter().filter_map(|(header, _)| *header).collect();
+        needed.sort_unstable();
+        needed.dedup();
+        PacketColumns {
+            columns,
+            runs,
+            headers,
+            needed,
+            id,
+        }
+    }
+
+    /// The columns, in order.
+    pub fn specs(&self) -> Vec<ColumnSpec> {
+        self.columns.iter().map(|c| c.spec.clone()).collect()
+    }
+
+    /// Which columns these are: equal ids, equal columns.
+    pub fn id(&self) -> usize {
+        self.id
+    }
+
+    /// Appends one frame as a row of `table`, a table of [`Self::specs`]. Addresses are
+    /// formatted in the table's scratch buffer, so that a row allocates nothing once it
+    /// has grown.
+    pub fn push(&self, table: &mut Table, capture: &str, pkt: &Packet<'_>) {
+        let mut present = [false; 64];
+        for &header in &self.needed {
+            if let (Some(slot), Some(field)) = (present.get_mut(header), self.headers.get(header)) {
+                *slot = (field.get)(pkt).is_some();
+            }
+        }
+        let mut scratch = std::mem::take(&mut table.scratch);
+        // A column given no cell is null in this row.
+        for (header, range) in &self.runs {
+            if header.is_some_and(|h| !present.get(h).copied().unwrap_or(true)) {
+                continue;
+            }
+            for (index, column) in self.columns[range.clone()].iter().enumerate() {
+                let index = range.start + index;
+                match &column.source {
+                    Source::Capture => table.push(index, Cell::Str(capture)),
+                    Source::Message(error) => {
+                        if let Some(err) = error(pkt) {
+                            scratch.clear();
+                            let _ = write!(scratch, "{err}");
+                            table.push(index, Cell::Str(&scratch));
+                        }
+                    }
+                    Source::Scalar(field) => {
+                        push_value(table, &mut scratch, index, (field.get)(pkt))
+                    }
+                    Source::List(field, count) => {
+                        push_list(table, &mut scratch, index, field, *count, pkt)
+                    }
+                }
+            }
+        }
+        table.scratch = scratch;
+        table.end_row();
+    }
+}
+
+/// The id of [`all`]'s columns; each [`select`]ion takes the next one.
+static NEXT_ID: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
 
 fn occurrences(field: &Field) -> Option<Occurrences> {
     field.each?;
@@ -144,18 +229,7 @@ static COLUMNS: LazyLock<PacketColumns> = LazyLock::new(|| {
             header: header_of(field.key()),
         });
     }
-    let mut runs: Vec<(Option<usize>, std::ops::Range<usize>)> = Vec::new();
-    for (i, column) in columns.iter().enumerate() {
-        match runs.last_mut() {
-            Some((header, range)) if *header == column.header => range.end = i + 1,
-            _ => runs.push((column.header, i..i + 1)),
-        }
-    }
-    PacketColumns {
-        columns,
-        runs,
-        headers,
-    }
+    PacketColumns::new(columns, headers, 0)
 });
 
 /// A field's column name: `.` becomes `_`, as SQL engines want plain identifiers.
@@ -165,43 +239,35 @@ pub fn column_name(field: &str) -> String {
 
 /// The columns of the `packets` dataset, in order.
 pub fn columns() -> Vec<ColumnSpec> {
-    COLUMNS.columns.iter().map(|c| c.spec.clone()).collect()
+    COLUMNS.specs()
 }
 
-/// Appends one frame as a row of `table`, a table of [`columns`]. Addresses are formatted
-/// in the table's scratch buffer, so that a row allocates nothing once it has grown.
-pub fn push(table: &mut Table, capture: &str, pkt: &Packet<'_>) {
+/// Every column of the `packets` dataset, as `export` writes them.
+pub fn all() -> &'static PacketColumns {
+    &COLUMNS
+}
+
+/// The columns named `names` (column names, as [`columns`] gives them), in that order;
+/// the name that is no column is the error.
+pub fn select(names: &[String]) -> Result<PacketColumns, String> {
     let all = &*COLUMNS;
-    let mut present = [false; 64];
-    for (slot, header) in present.iter_mut().zip(&all.headers) {
-        *slot = (header.get)(pkt).is_some();
-    }
-    let mut scratch = std::mem::take(&mut table.scratch);
-    // A column given no cell is null in this row.
-    for (header, range) in &all.runs {
-        if header.is_some_and(|h| !present.get(h).copied().unwrap_or(true)) {
-            continue;
-        }
-        for (index, column) in all.columns[range.clone()].iter().enumerate() {
-            let index = range.start + index;
-            match &column.source {
-                Source::Capture => table.push(index, Cell::Str(capture)),
-                Source::Message(error) => {
-                    if let Some(err) = error(pkt) {
-                        scratch.clear();
-                        let _ = write!(scratch, "{err}");
-                        table.push(index, Cell::Str(&scratch));
-                    }
-                }
-                Source::Scalar(field) => push_value(table, &mut scratch, index, (field.get)(pkt)),
-                Source::List(field, count) => {
-                    push_list(table, &mut scratch, index, field, *count, pkt)
-                }
-            }
-        }
-    }
-    table.scratch = scratch;
-    table.end_row();
+    let columns = names
+        .iter()
+        .map(|name| {
+            all.columns
+                .iter()
+                .find(|c| &c.spec.name == name)
+                .cloned()
+                .ok_or_else(|| name.clone())
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Ok(PacketColumns::new(columns, all.headers.clone(), id))
+}
+
+/// Appends one frame as a row of `table`, a table of [`columns`].
+pub fn push(table: &mut Table, capture: &str, pkt: &Packet<'_>) {
+    COLUMNS.push(table, capture, pkt);
 }
 
 fn push_value(table: &mut Table, scratch: &mut String, index: usize, value: Option<Value>) {
@@ -314,6 +380,19 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), total, "two fields map to one column");
+    }
+
+    #[test]
+    fn a_selection_has_the_columns_named_in_their_order() {
+        let names = ["bth_psn".to_string(), "frame".to_string()];
+        let selected = select(&names).expect("both are columns");
+        let specs: Vec<String> = selected.specs().into_iter().map(|c| c.name).collect();
+        assert_eq!(specs, names);
+        assert_ne!(selected.id(), all().id());
+        assert_eq!(
+            select(&["frame".to_string(), "no_such".to_string()]).err(),
+            Some("no_such".to_string())
+        );
     }
 
     #[test]
