@@ -95,10 +95,7 @@ impl SessionMessage for IserFrame<'_> {
         self.session
     }
     fn request(&self) -> Option<CallLink> {
-        match exchange(self) {
-            Exchange::Call(link) => Some(link),
-            _ => None,
-        }
+        exchange(self).call()
     }
     fn answered(&self) -> Option<&CallLink> {
         self.call.as_ref()

@@ -94,6 +94,16 @@ pub(super) enum Exchange {
     Neither,
 }
 
+impl Exchange {
+    /// The call a message makes, if it makes one.
+    pub(super) fn call(self) -> Option<CallLink> {
+        match self {
+            Exchange::Call(link) => Some(link),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Session {
     proto: UlpProto,

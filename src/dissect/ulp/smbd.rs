@@ -122,10 +122,7 @@ impl SessionMessage for SmbdFrame<'_> {
         self.session
     }
     fn request(&self) -> Option<CallLink> {
-        match exchange(self) {
-            Exchange::Call(link) => Some(link),
-            _ => None,
-        }
+        exchange(self).call()
     }
     fn answered(&self) -> Option<&CallLink> {
         self.call.as_ref()
