@@ -165,7 +165,7 @@ class Analysis:
     @_functools.cached_property
     def report(self) -> Dict[str, Any]:
         """The document ``analyze --json`` writes, as a dict (made when first read)."""
-        return _json.loads(self._core.json())
+        return self._core.report()
 
     @_functools.cached_property
     def connections(self) -> _pa.Table:

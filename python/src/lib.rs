@@ -15,6 +15,8 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList};
 
+mod report;
+
 use rdmadump::capture::InMemory;
 use rdmadump::commands::api::{self, Analyzed, ApiError, Next, PacketStream};
 
@@ -371,6 +373,11 @@ impl Analysis {
     /// The document `analyze --json` writes.
     fn json(&self, py: Python<'_>) -> PyResult<String> {
         self.with(|a| a.json())?.map_err(|e| to_py(py, e))
+    }
+
+    /// The document `analyze --json` writes, as the dict `json.loads` would make of it.
+    fn report(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.with(|a| a.with_report(|r| report::to_python(py, r).map(Bound::unbind)))?
     }
 
     /// The page `analyze --html` writes.

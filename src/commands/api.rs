@@ -377,6 +377,12 @@ impl Analyzed {
         String::from_utf8(out).map_err(|e| ApiError::Other(e.into()))
     }
 
+    /// The report model `analyze --json` writes, lent to `tell`: for a caller that makes
+    /// its own objects of it, as the Python package makes the report's dict.
+    pub fn with_report<T>(&self, tell: impl FnOnce(&Report<'_>) -> T) -> T {
+        tell(&Report::new(&self.analyzer, &self.input))
+    }
+
     /// The page `analyze --html` writes, from a second pass that records its charts.
     pub fn html(&self) -> Result<String, ApiError> {
         if !self.graphs {
