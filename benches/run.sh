@@ -191,6 +191,19 @@ if [ "$have_python" = 1 ]; then
     time_as py_analyze "python3 -c 'import rdmadump; rdmadump.analyze(\"$big\").report'"
     time_as py_start "python3 -c 'import rdmadump'"
 fi
+# Spark (issue 33): rdmadump.spark.export in local[2] over 4 copies of the big capture,
+# against `rdmadump export` of the 4 one after the other. Needs pyspark and Java.
+have_spark=0
+if [ "$have_python" = 1 ] && [ "$have_export" = 1 ] && python3 -c "import pyspark" >/dev/null 2>&1 \
+    && command -v java >/dev/null 2>&1; then
+    have_spark=1
+    four=$DIR/four
+    mkdir -p "$four"
+    for i in 1 2 3 4; do
+        [ -f "$four/copy$i.pcap" ] || ln "$big" "$four/copy$i.pcap" 2>/dev/null || cp "$big" "$four/copy$i.pcap"
+    done
+    time_as ex_four "rm -rf $out; $BIN export -o $out $four/copy1.pcap $four/copy2.pcap $four/copy3.pcap $four/copy4.pcap"
+fi
 time_as pair_half "$BIN analyze --json $pair_half"
 time_as pair_full "$BIN analyze --json $pair_full"
 time_as merge_half "$BIN read --json $merge_half"
@@ -270,6 +283,12 @@ if [ "$have_python" = 1 ]; then
     [ "$have_export" = 1 ] && vs_export="$(ratio "$py_packets" "$ex_big") x export (target 1.5)"
     echo "| Python: rdmadump.packets() into Arrow batches | $(size_mb "$big") MB | $py_packets | peak RSS $rss_py MB | $vs_export |"
     echo "| Python: rdmadump.analyze().report | same | $py_analyze | | $(ratio "$py_analyze" "$an_big") x analyze --json (target 1.1); start and import alone $py_start s |"
+fi
+
+if [ "$have_spark" = 1 ]; then
+    # The session is started before the clock: a fleet's cluster is up before its job.
+    read -r spark_job spark_start < <(python3 benches/spark_export.py "$four" "$DIR/spark_out" "$RUNS" 2>/dev/null)
+    echo "| Spark local[2]: rdmadump.spark.export, 4 copies | 4 x $(size_mb "$big") MB | $spark_job | session start $spark_start s | $(ratio "$spark_job" "$ex_four") x export one after the other ($ex_four s; target 2) |"
 fi
 
 echo
