@@ -9,21 +9,23 @@ or, for ``spark-submit`` (which takes a file, not a module)::
         export s3a://fabric/2026-11/ s3a://fabric/datasets/2026-11
 
 Each capture is decoded whole by one task: a pcap has no sync marker from which a byte
-range could be read without reading what comes before it. The task writes the capture's
-files itself, in ``rdmadump export``'s layout: its tables and columns, partitioned by
-``capture_date``, each file with export's key-value metadata, so that a query reads either
-dataset the same way (docs/export.md).
+range could be read without reading what comes before it. The task runs the library's
+``export`` of the capture into a local directory of its own (one pass, export's own
+writer), then publishes the files under ``out``: the dataset is what ``rdmadump export``
+writes, file for file (docs/export.md).
 Spark's own writer would take every value through a row of its own: on 300 columns that
-was nineteen times slower than ``export``.
+was nineteen times slower than ``export``; pyarrow's writer, fed the package's batches,
+took a decoding pass of its own and twice export's time to write.
 """
 
 import argparse
 import hashlib
-import datetime as _dt
 import os
 import posixpath
 import re
+import shutil
 import sys
+import tempfile
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
@@ -47,13 +49,8 @@ _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # several large files (the job sets it, and puts it back after).
 _SESSION = {"spark.sql.execution.arrow.maxRecordsPerBatch": "1"}
 
-# A file is closed, and the next part begun, once it passes this size, as export's default
-# --max-file-size.
-_MAX_FILE_BYTES = 512 << 20
-
-# Rows gathered into one row group: the package's batches are 8192 rows, and a row group
-# of each would compress worse and cost more to read.
-_ROW_GROUP = 65536
+# Bytes copied at a time to an object store.
+_COPY_BYTES = 8 << 20
 
 # What export names a capture's files by, when the name is safe in a path.
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
@@ -90,14 +87,6 @@ def _spark_type(arrow: pa.DataType) -> str:
     if arrow not in names:
         raise TypeError(f"no Spark type for the Arrow type {arrow}")
     return names[arrow]
-
-
-def _capture_date(captures: pa.Table) -> Optional[str]:
-    """export's partition: the UTC date of the capture's first frame (none without one)."""
-    first = captures.column("first_ts_ns")[0].as_py() if captures.num_rows else None
-    if first is None:
-        return None
-    return _dt.datetime.fromtimestamp(first // 1_000_000_000, _dt.timezone.utc).date().isoformat()
 
 
 def _failed(name: str, path: str, size: Optional[int], error: str) -> pa.Table:
@@ -138,114 +127,78 @@ def _file_system(out: str) -> Tuple[pafs.FileSystem, str]:
     return pafs.FileSystem.from_uri(re.sub(r"^s3a://", "s3://", out))
 
 
-class _Part:
-    """One Parquet file being written, under a hidden name on a local file system (engines
-    skip it) until it is renamed into place, as export does; an object store shows an
-    object only once it is whole."""
-
-    def __init__(self, fs: pafs.FileSystem, path: str, schema: pa.Schema):
-        self.fs = fs
-        self.path = path
-        directory, name = posixpath.split(path)
-        local = isinstance(fs, pafs.LocalFileSystem)
-        self.written = posixpath.join(directory, f".{name}.rdmadump-{os.getpid()}.tmp") if local else path
-        self.stream = fs.open_output_stream(self.written)
-        self.writer = pq.ParquetWriter(self.stream, schema, compression="zstd", compression_level=1)
-
-    def write(self, batches: List[pa.RecordBatch]) -> None:
-        table = pa.Table.from_batches(batches, self.writer.schema)
-        self.writer.write_table(table, row_group_size=table.num_rows)
-
-    def close(self) -> None:
-        self.writer.close()
-        self.stream.close()
-        if self.written != self.path:
-            self.fs.move(self.written, self.path)
+def _staged_files(staged: str) -> List[str]:
+    """The files an export wrote under `staged`, relative to it, the captures table's last:
+    a capture with its captures row has all its files."""
+    found = []
+    for directory, _, names in os.walk(staged):
+        found += [os.path.relpath(os.path.join(directory, n), staged) for n in names]
+    return sorted(found, key=lambda f: (f.split(os.sep)[0] == "captures", f))
 
 
-def _write(
-    fs: pafs.FileSystem,
-    root: str,
-    dataset: str,
-    name: str,
-    date: Optional[str],
-    schema: pa.Schema,
-    batches: Iterable[pa.RecordBatch],
-) -> None:
-    """One capture's rows of one dataset, as export lays them out: under the partition of
-    its first frame, in parts named by the capture, with its key-value metadata. No rows,
-    no file."""
+def _publish(fs: pafs.FileSystem, root: str, staged: str) -> None:
+    """The files of `staged` put in their place under `root`. On a local file system each
+    is moved under a hidden name beside its place (engines skip it), then renamed, as
+    export does; an object store shows an object only once it is whole."""
+    local = isinstance(fs, pafs.LocalFileSystem)
+    for relative in _staged_files(staged):
+        source = os.path.join(staged, relative)
+        target = posixpath.join(root, *relative.split(os.sep))
+        directory, name = posixpath.split(target)
+        fs.create_dir(directory, recursive=True)
+        if local:
+            hidden = posixpath.join(directory, f".{name}.rdmadump-{os.getpid()}.tmp")
+            shutil.move(source, hidden)
+            fs.move(hidden, target)
+        else:
+            with open(source, "rb") as data, fs.open_output_stream(target) as stream:
+                shutil.copyfileobj(data, stream, _COPY_BYTES)
+
+
+def _stage_failed(staged: str, name: str, captures: pa.Table) -> None:
+    """The captures row of a capture the decoder was never given, laid out as export lays
+    out a capture without frames, with export's key-value metadata."""
     from . import _rdmadump
 
-    # export's key-value metadata (schema_version, rdmadump.dataset, .capture, .version):
-    # pyarrow writes a schema's metadata into the file's.
-    schema = schema.with_metadata(dict(_rdmadump.file_metadata(dataset, name)))
-    partition = f"capture_date={date or '__HIVE_DEFAULT_PARTITION__'}"
-    directory = posixpath.join(root, dataset, partition)
     stem = name if _SAFE.match(name) else "capture-" + hashlib.sha1(name.encode()).hexdigest()[:8]
-    part: Optional[_Part] = None
-    parts = 0
-    pending: List[pa.RecordBatch] = []
-    rows = 0
-    try:
-        for batch in batches:
-            pending.append(batch)
-            rows += batch.num_rows
-            if rows < _ROW_GROUP:
-                continue
-            if part is None:
-                fs.create_dir(directory, recursive=True)
-                part = _Part(fs, posixpath.join(directory, f"{stem}-{parts:05}.parquet"), schema)
-                parts += 1
-            part.write(pending)
-            pending, rows = [], 0
-            if part.stream.tell() >= _MAX_FILE_BYTES:
-                part.close()
-                part = None
-        if rows and part is None:
-            fs.create_dir(directory, recursive=True)
-            part = _Part(fs, posixpath.join(directory, f"{stem}-{parts:05}.parquet"), schema)
-        if rows:
-            part.write(pending)
-    finally:
-        if part is not None:
-            part.close()
+    directory = os.path.join(staged, "captures", "capture_date=__HIVE_DEFAULT_PARTITION__")
+    os.makedirs(directory)
+    metadata = dict(_rdmadump.file_metadata("captures", name))
+    table = captures.replace_schema_metadata(metadata)
+    pq.write_table(table, os.path.join(directory, f"{stem}-00000.parquet"), compression="zstd")
 
 
-def _until_damage(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The rows before the damage of a damaged capture, which export keeps too; its
-    captures row says where it broke."""
-    from . import CaptureError
-
-    try:
-        yield from batches
-    except CaptureError:
-        return
+def _staged_captures(staged: str, schema: pa.Schema) -> pa.Table:
+    """The captures row export wrote, in the job's schema."""
+    files = [f for f in _staged_files(staged) if f.split(os.sep)[0] == "captures"]
+    tables = [pq.read_table(os.path.join(staged, f), partitioning=None) for f in files]
+    return pa.concat_tables(t.select(schema.names).cast(schema) for t in tables)
 
 
 def _export(args: List[str], out: str) -> Callable[[Iterable[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """mapInArrow's function: each capture's files written, and its captures row given."""
+    """mapInArrow's function: each capture exported by the library into a directory of the
+    task's, in one pass with export's own writer, its files then published under `out`,
+    and its captures row given."""
 
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from . import _rdmadump
 
         fs, root = _file_system(out)
+        schema = _captures_schema()
         for name, path, content in _captures_of(batches):
-            capture = args + ["--name", name, "--", path]
+            staged = tempfile.mkdtemp(prefix="rdmadump-spark-")
             try:
-                tables = dict(_rdmadump.describe(capture, content))
-            except Exception as err:  # noqa: BLE001 - the job goes on: the error is a row
-                size = content.size if content is not None else None
-                tables = {"captures": _failed(name, path, size, f"{type(err).__name__}: {err}")}
-            captures = tables.pop("captures")
-            date = _capture_date(captures)
-            if captures.column("status")[0].as_py() != "failed":
-                stream = _rdmadump.export_packets(capture, content)
-                _write(fs, root, "packets", name, date, stream.schema, _until_damage(stream))
-            for dataset, table in tables.items():
-                _write(fs, root, dataset, name, date, table.schema, table.to_batches())
-            # Last: a capture with its captures row has all its files.
-            _write(fs, root, "captures", name, date, captures.schema, captures.to_batches())
+                try:
+                    _rdmadump.export_files(args + ["-o", staged, "--name", name, "--", path], content)
+                except Exception as err:  # noqa: BLE001 - the job goes on: the error is a row
+                    shutil.rmtree(staged)
+                    os.makedirs(staged)
+                    size = content.size if content is not None else None
+                    _stage_failed(staged, name, _failed(name, path, size, f"{type(err).__name__}: {err}"))
+                captures = _staged_captures(staged, schema)
+                _publish(fs, root, staged)
+            finally:
+                shutil.rmtree(staged, ignore_errors=True)
             yield from captures.to_batches()
 
     return run

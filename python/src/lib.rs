@@ -321,16 +321,17 @@ fn packets(
     batches(py, stream)
 }
 
-/// The packets table `rdmadump export ARGS` writes for its one capture.
+/// `rdmadump export ARGS` of one capture, its files written under its `-o` by the
+/// command's own writer, without the GIL.
 #[pyfunction]
 #[pyo3(signature = (args, data=None))]
-fn export_packets(
+fn export_files(
     py: Python<'_>,
     args: Vec<String>,
     data: Option<&Bound<'_, PyAny>>,
-) -> PyResult<PacketBatches> {
-    let stream = PacketStream::export(&args, in_memory(data)?).map_err(|e| to_py(py, e))?;
-    batches(py, stream)
+) -> PyResult<()> {
+    let data = in_memory(data)?;
+    interruptible(py, move || api::export_files(&args, data))?.map_err(|e| to_py(py, e))
 }
 
 /// Every other table `rdmadump export ARGS` writes for its one capture, as a list of
@@ -427,7 +428,7 @@ fn file_metadata(dataset: &str, capture: &str) -> Vec<(&'static str, String)> {
 #[pymodule]
 fn _rdmadump(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(packets, m)?)?;
-    m.add_function(wrap_pyfunction!(export_packets, m)?)?;
+    m.add_function(wrap_pyfunction!(export_files, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;

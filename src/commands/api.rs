@@ -144,21 +144,11 @@ impl PacketStream {
         let Command::Read(read) = parse("read", args)? else {
             return Err(ApiError::Usage("not the read command".into()));
         };
-        Self::start(read.input, None, columns, in_memory)
-    }
-
-    /// The packets table of `rdmadump export ARGS` for its one capture: `export`'s options
-    /// (those that do not select frames have nothing to do here) and its `--name`.
-    pub fn export(args: &[String], in_memory: Option<InMemory>) -> Result<PacketStream, ApiError> {
-        let Command::Export(export) = parse("export", args)? else {
-            return Err(ApiError::Usage("not the export command".into()));
-        };
-        Self::start(export.input, export.name, &[], in_memory)
+        Self::start(read.input, columns, in_memory)
     }
 
     fn start(
         input: InputArgs,
-        name: Option<String>,
         columns: &[String],
         in_memory: Option<InMemory>,
     ) -> Result<PacketStream, ApiError> {
@@ -172,9 +162,9 @@ impl PacketStream {
         if paths.is_empty() {
             return Err(ApiError::Usage("no capture file given".into()));
         }
-        if paths.len() > 1 && (in_memory.is_some() || name.is_some()) {
+        if paths.len() > 1 && in_memory.is_some() {
             return Err(ApiError::Usage(
-                "a capture in memory, or a --name, is one capture: give one file name".into(),
+                "a capture in memory is one capture: give one file name".into(),
             ));
         }
         // Only the columns asked for are built; none asked for is all of them.
@@ -196,7 +186,7 @@ impl PacketStream {
                 for path in &paths {
                     let capture = Capture {
                         path,
-                        name: super::export::capture_name(name.as_deref(), path),
+                        name: super::export::capture_name(None, path),
                         in_memory: in_memory.clone(),
                     };
                     match read_capture(&input, &filter, columns, &capture, &send) {
@@ -508,10 +498,7 @@ pub fn describe(
         return Err(ApiError::Usage("not the export command".into()));
     };
     let filter = super::packet_filter(&export.input)?;
-    let path = match export.input.files.as_slice() {
-        [path] if export.input.read_files.is_empty() => path.clone(),
-        _ => return Err(ApiError::Usage("give one capture file".into())),
-    };
+    let path = one_capture(&export)?;
     let name = super::export::capture_name(export.name.as_deref(), &path);
     let mut kept = KeptRows(Described::ALL.map(|d| (d, schema_of(&d.columns()), Vec::new())));
     let in_memory = [in_memory];
@@ -527,6 +514,36 @@ pub fn describe(
         .into_iter()
         .map(|(dataset, schema, batches)| (dataset.name(), (schema, batches)))
         .collect())
+}
+
+/// `rdmadump export ARGS` of one capture, written as the command writes it under its `-o`
+/// (the Spark job's tasks write into a directory of their own, then publish the files):
+/// one pass, the command's own writer. Whether the capture was read whole is for its
+/// captures row to say; an error here means nothing was written.
+pub fn export_files(args: &[String], in_memory: Option<InMemory>) -> Result<(), ApiError> {
+    let Command::Export(export) = parse("export", args)? else {
+        return Err(ApiError::Usage("not the export command".into()));
+    };
+    let filter = super::packet_filter(&export.input)?;
+    let path = one_capture(&export)?;
+    let name = super::export::capture_name(export.name.as_deref(), &path);
+    let options = super::export::dataset_options(&export);
+    let in_memory = [in_memory];
+    let run = RunOptions {
+        in_memory: &in_memory,
+        quiet: true,
+        ..RunOptions::default()
+    };
+    super::export::export_capture(&export, &path, &name, &filter, &options, run)?;
+    Ok(())
+}
+
+/// The one capture an export of the package's is given.
+fn one_capture(export: &ExportArgs) -> Result<PathBuf, ApiError> {
+    match export.input.files.as_slice() {
+        [path] if export.input.read_files.is_empty() => Ok(path.clone()),
+        _ => Err(ApiError::Usage("give one capture file".into())),
+    }
 }
 
 /// Each described dataset's rows, kept in memory.

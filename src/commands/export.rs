@@ -69,23 +69,18 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
         );
     }
     InputFiles::of(&paths).refuse_any(&dataset_files(&args.output), &args.output)?;
-    let options = DatasetOptions {
-        max_file_bytes: args.max_file_size,
-        partitioning: match args.partition {
-            PartitionArg::CaptureDate => Partitioning::CaptureDate,
-            PartitionArg::None => Partitioning::None,
-        },
-        replace: args.replace,
-    };
+    let options = dataset_options(args);
     let mut failed = false;
     for path in &paths {
         let name = capture_name(args.name.as_deref(), path);
-        let outcome = export_capture(args, path, &name, &filter, &options).unwrap_or_else(|err| {
-            // One capture's failure (a name exported before, a full disk) leaves the
-            // others to be exported.
-            eprintln!("rdmadump: {err:#}");
-            Outcome::Failed
-        });
+        let run = RunOptions::default();
+        let outcome =
+            export_capture(args, path, &name, &filter, &options, run).unwrap_or_else(|err| {
+                // One capture's failure (a name exported before, a full disk) leaves the
+                // others to be exported.
+                eprintln!("rdmadump: {err:#}");
+                Outcome::Failed
+            });
         match outcome {
             Outcome::Written => {}
             Outcome::Unreadable => {
@@ -124,7 +119,7 @@ fn dataset_files(root: &Path) -> Vec<std::path::PathBuf> {
     files
 }
 
-enum Outcome {
+pub(super) enum Outcome {
     Written,
     /// Read in part: what decoded was exported.
     Damaged,
@@ -459,12 +454,28 @@ impl Events {
     }
 }
 
-fn export_capture(
+/// How the datasets are laid out, from the command line.
+pub(super) fn dataset_options(args: &ExportArgs) -> DatasetOptions {
+    DatasetOptions {
+        max_file_bytes: args.max_file_size,
+        partitioning: match args.partition {
+            PartitionArg::CaptureDate => Partitioning::CaptureDate,
+            PartitionArg::None => Partitioning::None,
+        },
+        replace: args.replace,
+    }
+}
+
+/// Writes one capture's datasets under `args.output`; `run.in_memory` holds the capture
+/// when it is not read from `path`, and `run.quiet` keeps what was not exported out of
+/// stderr (the captures row counts it all the same).
+pub(super) fn export_capture(
     args: &ExportArgs,
     path: &Path,
     name: &str,
     filter: &PacketFilter,
     options: &DatasetOptions,
+    run: RunOptions<'_>,
 ) -> anyhow::Result<Outcome> {
     let datasets = Datasets::new(&args.output, name, options);
     // Refused before the work rather than after it.
@@ -480,7 +491,7 @@ fn export_capture(
     let capture = describe_capture(
         args,
         path,
-        RunOptions::default(),
+        run,
         name,
         filter,
         Some(&mut packet_rows),
@@ -494,7 +505,7 @@ fn export_capture(
         .commit()
         .with_context(|| format!("exporting {}", path.display()))?;
     let lost = capture.dropped.described();
-    if !lost.is_empty() {
+    if !lost.is_empty() && !run.quiet {
         eprintln!(
             "rdmadump: {}: not exported, counted in the captures table: {}",
             capture.path,
