@@ -322,49 +322,28 @@ impl<'py> Sequence<'_, 'py> {
     }
 }
 
-impl<'py> ser::SerializeSeq for Sequence<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Self::Ok, Error> {
-        self.finish()
-    }
+/// serde's four kinds of sequence, each a list.
+macro_rules! sequence {
+    ($($kind:ident :: $element:ident),+) => {$(
+        impl<'py> ser::$kind for Sequence<'_, 'py> {
+            type Ok = Bound<'py, PyAny>;
+            type Error = Error;
+            fn $element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
+                self.push(value)
+            }
+            fn end(self) -> Result<Self::Ok, Error> {
+                self.finish()
+            }
+        }
+    )+};
 }
 
-impl<'py> ser::SerializeTuple for Sequence<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Self::Ok, Error> {
-        self.finish()
-    }
-}
-
-impl<'py> ser::SerializeTupleStruct for Sequence<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Self::Ok, Error> {
-        self.finish()
-    }
-}
-
-impl<'py> ser::SerializeTupleVariant for Sequence<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Self::Ok, Error> {
-        self.finish()
-    }
-}
+sequence!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 pub struct Mapping<'a, 'py> {
     dict: Bound<'py, PyDict>,
@@ -455,32 +434,24 @@ impl<'py> ser::SerializeMap for Mapping<'_, 'py> {
     }
 }
 
-impl<'py> ser::SerializeStruct for Mapping<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        name: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.field(name, value)
-    }
-    fn end(self) -> Result<Self::Ok, Error> {
-        self.finish()
-    }
+/// serde's two kinds of struct, each a dict.
+macro_rules! structure {
+    ($($kind:ident),+) => {$(
+        impl<'py> ser::$kind for Mapping<'_, 'py> {
+            type Ok = Bound<'py, PyAny>;
+            type Error = Error;
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                name: &'static str,
+                value: &T,
+            ) -> Result<(), Error> {
+                self.field(name, value)
+            }
+            fn end(self) -> Result<Self::Ok, Error> {
+                self.finish()
+            }
+        }
+    )+};
 }
 
-impl<'py> ser::SerializeStructVariant for Mapping<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        name: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.field(name, value)
-    }
-    fn end(self) -> Result<Self::Ok, Error> {
-        self.finish()
-    }
-}
+structure!(SerializeStruct, SerializeStructVariant);
