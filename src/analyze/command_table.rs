@@ -258,6 +258,12 @@ impl<Row: Command + Clone, Open> Table<Row, Open> {
         self.open.len()
     }
 
+    /// Commands outstanding as far as the table knows: those open and those evicted open,
+    /// which it never sees answered.
+    pub fn outstanding(&self) -> u64 {
+        self.open.len() as u64 + self.evicted
+    }
+
     pub fn open_get_mut(&mut self, frame: u64) -> Option<&mut Open> {
         self.open.get_mut(&frame)
     }

@@ -129,7 +129,7 @@ impl NvmeQueues {
                     moved: None,
                 };
                 q.table.open(frame, open, budget);
-                q.max_outstanding = q.max_outstanding.max(q.table.open_len() as u64);
+                q.max_outstanding = q.max_outstanding.max(q.table.outstanding());
                 q.to_controller = q.to_controller.or(flow);
             }
             NvmeMsg::Response { cqe, command } => {

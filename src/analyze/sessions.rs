@@ -106,7 +106,7 @@ impl Sessions {
             ts_ns,
         };
         s.table.open(frame, open, budget);
-        s.max_outstanding = s.max_outstanding.max(s.table.open_len() as u64);
+        s.max_outstanding = s.max_outstanding.max(s.table.outstanding());
     }
 
     /// A reply in `frame`, at `ts_ns`, to the call `link`, with how it went.
