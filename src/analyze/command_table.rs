@@ -169,10 +169,6 @@ impl<T: Command + Clone> Slowest<T> {
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         self.0.iter()
     }
-
-    pub fn first_mut(&mut self, frame: u64) -> Option<&mut T> {
-        self.0.iter_mut().find(|t| t.frame() == frame)
-    }
 }
 
 /// One queue's or session's answered rows, open calls and the statistics kept whatever
