@@ -31,6 +31,9 @@ pub struct Shares {
     pub flows: usize,
     /// Bytes the per-direction series may reserve, when they are recorded.
     pub series_bytes: u64,
+    /// Bytes the upper-layer command tables may hold: answered rows and open commands
+    /// (`super::command_table`).
+    pub commands_bytes: u64,
 }
 
 /// Bytes an anomaly kept in full costs, with the capture-missed run kept beside it.
@@ -52,27 +55,42 @@ pub fn bytes_per_end() -> u64 {
     (end + flows + super::connections::bytes_unpaired()) as u64
 }
 
+/// The most each table held at once, by its estimates.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Peaks {
+    pub ends: usize,
+    pub flows: usize,
+    pub series_bytes: u64,
+    pub commands_bytes: u64,
+}
+
 /// The most the analysis held by its estimates, from each table's peak: ends with their
-/// index and sketches, flows, the series' reserved room, and the fixed lists.
-pub fn peak_estimate(ends: usize, flows: usize, series_bytes: u64, max_anomalies: usize) -> u64 {
+/// index and sketches, flows, the series' reserved room, the command tables, and the fixed
+/// lists.
+pub fn peak_estimate(peaks: Peaks, max_anomalies: usize) -> u64 {
     let end = super::connections::bytes_per_connection() / 2 + super::connections::bytes_unpaired();
     let flow = super::flows::bytes_per_flow();
-    (ends as u64 * end as u64)
-        .saturating_add(flows as u64 * flow as u64)
-        .saturating_add(series_bytes)
+    (peaks.ends as u64 * end as u64)
+        .saturating_add(peaks.flows as u64 * flow as u64)
+        .saturating_add(peaks.series_bytes)
+        .saturating_add(peaks.commands_bytes)
         .saturating_add(fixed_bytes(max_anomalies))
 }
 
 impl Shares {
-    /// Shares `limit` bytes out: the fixed lists first, then three eighths of the rest to
-    /// the series when there are any (a direction's series can cost a hundred times its
-    /// end), and the rest to the ends and their flows.
+    /// Shares `limit` bytes out: the fixed lists first, then an eighth of the rest to the
+    /// upper-layer command tables, then three eighths of what remains to the series when
+    /// there are any (a direction's series can cost a hundred times its end), and the rest
+    /// to the ends and their flows. The commands' eighth comes out of both the series' and
+    /// the ends' shares alike, so that the two keep the balance they had without it.
     pub fn of(limit: u64, max_anomalies: usize, series: bool) -> Shares {
         let room = usize::try_from(limit / 4 / bytes_per_anomaly()).unwrap_or(usize::MAX);
         let anomalies = max_anomalies.min(room);
         let rest = limit - fixed_bytes(anomalies);
-        let series_bytes = if series { rest / 8 * 3 } else { 0 };
-        let tables = rest - series_bytes;
+        let commands_bytes = rest / 8;
+        let connections = rest - commands_bytes;
+        let series_bytes = if series { connections / 8 * 3 } else { 0 };
+        let tables = connections - series_bytes;
         let ends = usize::try_from(tables / bytes_per_end())
             .unwrap_or(usize::MAX)
             .max(MIN_ENDS);
@@ -81,6 +99,7 @@ impl Shares {
             ends,
             flows: ends.saturating_mul(2),
             series_bytes,
+            commands_bytes,
         }
     }
 }
@@ -161,6 +180,24 @@ mod tests {
         assert!(drawn.series_bytes > 0 && drawn.ends < large.ends);
         let tables = drawn.ends as u64 * bytes_per_end();
         assert!(tables + drawn.series_bytes + fixed_bytes(10_000) <= 256 << 20);
+    }
+
+    #[test]
+    fn the_command_tables_take_an_eighth_from_the_ends_and_the_total_stays_within() {
+        let limit = 256u64 << 20;
+        for series in [false, true] {
+            let s = Shares::of(limit, 10_000, series);
+            let rest = limit - fixed_bytes(10_000);
+            assert_eq!(s.commands_bytes, rest / 8);
+            let ends = s.ends as u64 * bytes_per_end();
+            // Everything shared out stays within the limit; the ends lose no more than an
+            // end's worth of rounding beyond the eighth given to the commands.
+            assert!(ends + s.series_bytes + s.commands_bytes + fixed_bytes(10_000) <= limit);
+            let without = rest - s.series_bytes - s.commands_bytes;
+            assert!(without - ends < bytes_per_end(), "{series}");
+        }
+        let tiny = Shares::of(1 << 16, 10_000, true);
+        assert!(tiny.commands_bytes > 0 && tiny.commands_bytes <= 1 << 13);
     }
 
     #[test]

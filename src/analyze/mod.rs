@@ -4,6 +4,7 @@
 
 pub mod budget;
 pub mod capture_loss;
+pub mod command_table;
 pub mod connections;
 pub mod crc_lanes;
 pub mod flows;
@@ -395,6 +396,8 @@ pub struct Analyzer {
     pub iser: sessions::Sessions,
     /// SMB Direct connections: SMB2 requests and responses.
     pub smbd: sessions::Sessions,
+    /// What the command tables of the four protocols above hold, against their share.
+    pub command_budget: command_table::CommandBudget,
 }
 
 impl Analyzer {
@@ -466,6 +469,7 @@ impl Analyzer {
             rpcrdma: sessions::Sessions::default(),
             iser: sessions::Sessions::default(),
             smbd: sessions::Sessions::default(),
+            command_budget: command_table::CommandBudget::new(shares.commands_bytes),
         }
     }
 
@@ -565,19 +569,44 @@ impl Analyzer {
         if pkt.pfc.is_some() || pkt.pause.is_some() {
             self.pfc.observe(pkt, at, &mut self.anomalies);
         }
+        let budget = &mut self.command_budget;
         match &pkt.ulp {
             Some(crate::dissect::Ulp::Nvme(nvme)) => self.observe_nvme(file, pkt, at, key, nvme),
             Some(crate::dissect::Ulp::Rpc(rpc)) => {
-                self.rpcrdma.observe(file, at.frame, at.ts_ns, rpc)
+                self.rpcrdma.observe(file, at.frame, at.ts_ns, rpc, budget)
             }
             Some(crate::dissect::Ulp::Iser(iser)) => {
-                self.iser.observe(file, at.frame, at.ts_ns, iser)
+                self.iser.observe(file, at.frame, at.ts_ns, iser, budget)
             }
             Some(crate::dissect::Ulp::Smbd(smbd)) => {
-                self.smbd.observe(file, at.frame, at.ts_ns, smbd)
+                self.smbd.observe(file, at.frame, at.ts_ns, smbd, budget)
             }
-            None => {}
+            None => return,
         }
+        if self.command_budget.open_over() {
+            self.evict_open_commands();
+        }
+    }
+
+    /// The open commands passed their share: the oldest eighth of all four protocols' go.
+    #[inline(never)]
+    fn evict_open_commands(&mut self) {
+        let mut tables: Vec<&mut dyn command_table::OpenAges> = Vec::new();
+        tables.extend(
+            self.nvme
+                .queues
+                .values_mut()
+                .map(|q| &mut q.table as &mut dyn command_table::OpenAges),
+        );
+        for protocol in [&mut self.rpcrdma, &mut self.iser, &mut self.smbd] {
+            tables.extend(
+                protocol
+                    .sessions
+                    .values_mut()
+                    .map(|s| &mut s.table as &mut dyn command_table::OpenAges),
+            );
+        }
+        command_table::evict_oldest(tables, &mut self.command_budget);
     }
 
     /// Counts an NVMe-oF frame once its flow is known; a response also measures the PFC
@@ -604,19 +633,20 @@ impl Analyzer {
             } => pkt.reth.map_or(0, |r| r.dma_len()),
             _ => 0,
         };
-        let Some(timed) = self
-            .nvme
-            .observe(file, at.frame, at.ts_ns, key, u64::from(moved), nvme)
-        else {
-            return;
+        let (flows, pfc, dscp_map) = (&self.flows, &self.pfc, &self.config.dscp_map);
+        let measure = |timed: &mut nvme::Timed| {
+            let class = key
+                .and_then(|k| flows.get(&k))
+                .and_then(|f| f.wire.class(dscp_map));
+            if let (Some(class), Some(start), Some(end)) = (class, timed.start_ns, timed.end_ns) {
+                timed.priority = Some(class.priority);
+                timed.paused = pfc.recent.overlap(class.priority, start, end);
+            }
         };
-        let class = key
-            .and_then(|k| self.flows.get(&k))
-            .and_then(|f| f.wire.class(&self.config.dscp_map));
-        if let (Some(class), Some(start), Some(end)) = (class, timed.start_ns, timed.end_ns) {
-            timed.priority = Some(class.priority);
-            timed.paused = self.pfc.recent.overlap(class.priority, start, end);
-        }
+        let moved = u64::from(moved);
+        let budget = &mut self.command_budget;
+        self.nvme
+            .observe(file, at.frame, at.ts_ns, key, moved, nvme, budget, measure);
     }
 
     /// Whether `pkt` is another point's sight of a frame already analysed: its counts,

@@ -8,15 +8,15 @@
 //! priority over that lifetime when the response arrives (the pauses are kept only as long
 //! as a silence needs them, see `super::pause_overlap`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
+use super::command_table::{self, CommandBudget, Opened, Table};
 use super::key::FlowKey;
 use super::pause_overlap::Overlap;
 use crate::dissect::{CommandLink, Nvme, NvmeMsg, RecognisedBy};
 use crate::wire::nvme::names::{self, io};
 
-/// The slowest commands kept per queue.
-pub const SLOWEST: usize = 5;
+pub use command_table::{SLOWEST, percentile};
 
 /// A command answered in the capture.
 #[derive(Debug, Clone)]
@@ -62,13 +62,11 @@ pub struct QueueStats {
     pub qid: Option<u16>,
     pub recognised_by: RecognisedBy,
     pub commands: BTreeMap<&'static str, u64>,
-    pub answered: Vec<Timed>,
-    open: HashMap<u64, Open>,
+    /// The answered commands (those the budget kept), the open ones, and their statistics.
+    pub table: Table<Timed, Open>,
     /// Commands still open at the end: never answered in the capture.
     pub unanswered: u64,
     pub max_outstanding: u64,
-    /// (time, commands outstanding) after each command and response.
-    pub outstanding: Vec<(u64, u64)>,
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub errors: BTreeMap<&'static str, u64>,
@@ -86,8 +84,9 @@ pub struct NvmeQueues {
 
 impl NvmeQueues {
     /// Counts one NVMe-oF frame, whose request flow is `flow` and which moved `moved` bytes
-    /// of a command's data; returns the command a response just timed, for the caller to
-    /// measure what happened in its lifetime.
+    /// of a command's data; a command a response just timed goes to `measure` first, for
+    /// the caller to measure what happened in its lifetime.
+    #[allow(clippy::too_many_arguments)]
     pub fn observe(
         &mut self,
         file: usize,
@@ -96,7 +95,9 @@ impl NvmeQueues {
         flow: Option<FlowKey>,
         moved: u64,
         nvme: &Nvme<'_>,
-    ) -> Option<&mut Timed> {
+        budget: &mut CommandBudget,
+        measure: impl FnOnce(&mut Timed),
+    ) {
         let q = self
             .queues
             .entry((file, nvme.queue.index))
@@ -106,11 +107,9 @@ impl NvmeQueues {
                 qid: nvme.queue.qid,
                 recognised_by: nvme.queue.recognised_by,
                 commands: BTreeMap::new(),
-                answered: Vec::new(),
-                open: HashMap::new(),
+                table: Table::default(),
                 unanswered: 0,
                 max_outstanding: 0,
-                outstanding: Vec::new(),
                 bytes_read: 0,
                 bytes_written: 0,
                 errors: BTreeMap::new(),
@@ -122,28 +121,33 @@ impl NvmeQueues {
             NvmeMsg::Command { sqe, .. } => {
                 let name = crate::dissect::command_name(sqe, nvme.queue.qid);
                 *q.commands.entry(name).or_default() += 1;
-                q.open.insert(
-                    frame,
-                    Open {
-                        name,
-                        cid: sqe.cid(),
-                        opcode: sqe.opcode(),
-                        ts_ns,
-                        moved: None,
-                    },
-                );
-                q.note_outstanding(ts_ns);
+                let open = Open {
+                    name,
+                    cid: sqe.cid(),
+                    opcode: sqe.opcode(),
+                    ts_ns,
+                    moved: None,
+                };
+                q.table.open(frame, open, budget);
+                q.max_outstanding = q.max_outstanding.max(q.table.outstanding());
                 q.to_controller = q.to_controller.or(flow);
-                None
             }
             NvmeMsg::Response { cqe, command } => {
                 q.to_host = q.to_host.or(flow);
-                let link = command.as_ref()?;
-                // A command the traffic taught the queue by is answered before it was seen.
-                let opened = q.open.remove(&link.frame);
-                if opened.is_none() {
-                    *q.commands.entry(link.name).or_default() += 1;
-                }
+                let Some(link) = command.as_ref() else {
+                    return;
+                };
+                let opened = match q.table.close(link.frame, budget) {
+                    Opened::Open(open) => Some(open),
+                    // Counted as evicted, not known answered: it stays so.
+                    Opened::Evicted => return,
+                    // A command the traffic taught the queue by is answered before it was
+                    // seen.
+                    Opened::Unseen => {
+                        *q.commands.entry(link.name).or_default() += 1;
+                        None
+                    }
+                };
                 let moved = opened.as_ref().and_then(|o| o.moved);
                 let start_ns = opened
                     .and_then(|o| o.ts_ns)
@@ -158,7 +162,7 @@ impl NvmeQueues {
                     None => 0,
                 };
                 q.count_bytes(link, bytes);
-                q.answered.push(Timed {
+                let mut timed = Timed {
                     name: link.name,
                     cid: link.cid,
                     opcode: link.opcode,
@@ -174,23 +178,22 @@ impl NvmeQueues {
                     bytes,
                     priority: None,
                     paused: Overlap::default(),
-                });
-                q.note_outstanding(ts_ns);
-                q.answered.last_mut()
+                };
+                measure(&mut timed);
+                q.table.answer(timed, budget);
             }
             NvmeMsg::Data { command, .. } => {
-                if let Some(open) = q.open.get_mut(&command.frame) {
+                if let Some(open) = q.table.open_get_mut(command.frame) {
                     *open.moved.get_or_insert(0) += moved;
                 }
-                None
             }
-            _ => None,
+            _ => {}
         }
     }
 
     pub fn finish(&mut self) {
         for q in self.queues.values_mut() {
-            q.unanswered = q.open.len() as u64;
+            q.unanswered = q.table.open_len() as u64;
         }
     }
 
@@ -200,14 +203,6 @@ impl NvmeQueues {
 }
 
 impl QueueStats {
-    fn note_outstanding(&mut self, ts_ns: Option<u64>) {
-        let now = self.open.len() as u64;
-        self.max_outstanding = self.max_outstanding.max(now);
-        if let Some(ts) = ts_ns {
-            self.outstanding.push((ts, now));
-        }
-    }
-
     fn count_bytes(&mut self, link: &CommandLink, bytes: u64) {
         if link.fctype.is_some() || self.qid == Some(0) {
             return;
@@ -221,38 +216,28 @@ impl QueueStats {
 
     /// The commands never answered, by command frame.
     pub fn unanswered_commands(&self) -> Vec<(u64, &Open)> {
-        let mut all: Vec<(u64, &Open)> = self.open.iter().map(|(f, o)| (*f, o)).collect();
-        all.sort_unstable_by_key(|(frame, _)| *frame);
-        all
-    }
-
-    /// Latencies of the answered commands, sorted.
-    pub fn latencies(&self) -> Vec<u64> {
-        let mut all: Vec<u64> = self.answered.iter().filter_map(|t| t.latency_ns).collect();
-        all.sort_unstable();
-        all
+        self.table.open_by_frame()
     }
 
     /// The slowest answered commands, slowest first (ties by frame).
     pub fn slowest(&self) -> Vec<&Timed> {
-        let mut all: Vec<&Timed> = self
-            .answered
-            .iter()
-            .filter(|t| t.latency_ns.is_some())
-            .collect();
-        all.sort_by(|a, b| b.latency_ns.cmp(&a.latency_ns).then(a.frame.cmp(&b.frame)));
-        all.truncate(SLOWEST);
-        all
+        self.table.slowest.iter().collect()
     }
 }
 
-/// The nearest-rank percentile `p` (0-100) of sorted values.
-pub fn percentile(sorted: &[u64], p: u64) -> Option<u64> {
-    if sorted.is_empty() {
-        return None;
+impl command_table::Command for Timed {
+    fn frame(&self) -> u64 {
+        self.frame
     }
-    let rank = (p * sorted.len() as u64).div_ceil(100).max(1);
-    sorted.get(rank as usize - 1).copied()
+    fn latency_ns(&self) -> Option<u64> {
+        self.latency_ns
+    }
+}
+
+impl command_table::OpenCommand for Open {
+    fn ts_ns(&self) -> Option<u64> {
+        self.ts_ns
+    }
 }
 
 #[cfg(test)]

@@ -5,11 +5,12 @@
 //! only keeps calls still open (to count `unanswered`) and the answered ones. A frame that is
 //! not of these protocols costs the caller one test of `Packet::ulp`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
+use super::command_table::{self, CommandBudget, Opened, Table};
 use crate::dissect::{CallLink, RecognisedBy, SessionMessage, SessionRef};
 
-pub use super::nvme::{SLOWEST, percentile};
+pub use command_table::{SLOWEST, percentile};
 
 /// A call answered in the capture; the report lists the slowest as they are, and the
 /// `commands` dataset and the HTML report every one with its times.
@@ -53,9 +54,8 @@ pub struct SessionStats {
     pub session: u32,
     pub recognised_by: RecognisedBy,
     pub calls: BTreeMap<&'static str, u64>,
-    pub answered: Vec<Answered>,
-    /// Open calls by frame.
-    open: HashMap<u64, OpenCall>,
+    /// The answered calls (those the budget kept), the open ones, and their statistics.
+    pub table: Table<Answered, OpenCall>,
     /// Calls still open at the end: never answered in the capture.
     pub unanswered: u64,
     pub max_outstanding: u64,
@@ -79,8 +79,7 @@ impl Sessions {
                 session: at.index,
                 recognised_by: at.recognised_by,
                 calls: BTreeMap::new(),
-                answered: Vec::new(),
-                open: HashMap::new(),
+                table: Table::default(),
                 unanswered: 0,
                 max_outstanding: 0,
                 bytes_read: 0,
@@ -97,18 +96,17 @@ impl Sessions {
         frame: u64,
         ts_ns: Option<u64>,
         call: &CallLink,
+        budget: &mut CommandBudget,
     ) {
         let s = self.session(file, at);
         *s.calls.entry(call.name).or_default() += 1;
-        s.open.insert(
-            frame,
-            OpenCall {
-                name: call.name,
-                key: call.key,
-                ts_ns,
-            },
-        );
-        s.max_outstanding = s.max_outstanding.max(s.open.len() as u64);
+        let open = OpenCall {
+            name: call.name,
+            key: call.key,
+            ts_ns,
+        };
+        s.table.open(frame, open, budget);
+        s.max_outstanding = s.max_outstanding.max(s.table.outstanding());
     }
 
     /// A reply in `frame`, at `ts_ns`, to the call `link`, with how it went.
@@ -122,13 +120,19 @@ impl Sessions {
         link: &CallLink,
         status: &'static str,
         failed: bool,
+        budget: &mut CommandBudget,
     ) {
         let s = self.session(file, at);
-        // A call the traffic taught the session by is answered before it was counted.
-        let opened = s.open.remove(&link.frame);
-        if opened.is_none() {
-            *s.calls.entry(link.name).or_default() += 1;
-        }
+        let opened = match s.table.close(link.frame, budget) {
+            Opened::Open(open) => Some(open),
+            // Counted as evicted, not known answered: it stays so.
+            Opened::Evicted => return,
+            // A call the traffic taught the session by is answered before it was counted.
+            Opened::Unseen => {
+                *s.calls.entry(link.name).or_default() += 1;
+                None
+            }
+        };
         let bytes = if failed {
             *s.errors.entry(status).or_default() += 1;
             0
@@ -140,7 +144,7 @@ impl Sessions {
         let start_ns = opened
             .and_then(|o| o.ts_ns)
             .or_else(|| ts_ns.zip(link.latency_ns).map(|(t, l)| t.saturating_sub(l)));
-        s.answered.push(Answered {
+        let answered = Answered {
             name: link.name,
             key: link.key,
             frame: link.frame,
@@ -151,12 +155,13 @@ impl Sessions {
             end_ns: ts_ns,
             failed,
             bytes,
-        });
+        };
+        s.table.answer(answered, budget);
     }
 
     pub fn finish(&mut self) {
         for s in self.sessions.values_mut() {
-            s.unanswered = s.open.len() as u64;
+            s.unanswered = s.table.open_len() as u64;
         }
     }
 
@@ -168,28 +173,27 @@ impl Sessions {
 impl SessionStats {
     /// The calls never answered, by call frame.
     pub fn unanswered_calls(&self) -> Vec<(u64, &OpenCall)> {
-        let mut all: Vec<(u64, &OpenCall)> = self.open.iter().map(|(f, o)| (*f, o)).collect();
-        all.sort_unstable_by_key(|(frame, _)| *frame);
-        all
-    }
-
-    /// Latencies of the answered calls, sorted.
-    pub fn latencies(&self) -> Vec<u64> {
-        let mut all: Vec<u64> = self.answered.iter().filter_map(|a| a.latency_ns).collect();
-        all.sort_unstable();
-        all
+        self.table.open_by_frame()
     }
 
     /// The slowest answered calls, slowest first (ties by frame).
     pub fn slowest(&self) -> Vec<&Answered> {
-        let mut all: Vec<&Answered> = self
-            .answered
-            .iter()
-            .filter(|a| a.latency_ns.is_some())
-            .collect();
-        all.sort_by(|a, b| b.latency_ns.cmp(&a.latency_ns).then(a.frame.cmp(&b.frame)));
-        all.truncate(SLOWEST);
-        all
+        self.table.slowest.iter().collect()
+    }
+}
+
+impl command_table::Command for Answered {
+    fn frame(&self) -> u64 {
+        self.frame
+    }
+    fn latency_ns(&self) -> Option<u64> {
+        self.latency_ns
+    }
+}
+
+impl command_table::OpenCommand for OpenCall {
+    fn ts_ns(&self) -> Option<u64> {
+        self.ts_ns
     }
 }
 
@@ -202,13 +206,23 @@ impl Sessions {
         frame: u64,
         ts_ns: Option<u64>,
         msg: &impl SessionMessage,
+        budget: &mut CommandBudget,
     ) {
         if let Some(call) = msg.request() {
-            self.call(file, msg.session(), frame, ts_ns, &call);
+            self.call(file, msg.session(), frame, ts_ns, &call, budget);
         } else if let Some(link) = msg.answered() {
             let status = msg.outcome().unwrap_or("unknown");
             let failed = msg.failed();
-            self.reply(file, msg.session(), frame, ts_ns, link, status, failed);
+            self.reply(
+                file,
+                msg.session(),
+                frame,
+                ts_ns,
+                link,
+                status,
+                failed,
+                budget,
+            );
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::cli::{ExportArgs, PartitionArg};
 use crate::filter::PacketFilter;
 use crate::filter::time::TimeWindow;
 use crate::output::parquet::captures::{CaptureRecord, CaptureStatus, Dropped, capture_schema};
-use crate::output::parquet::commands::{CommandRecord, command_schema};
+use crate::output::parquet::commands::{CommandRecord, Taken, command_schema};
 use crate::output::parquet::connections::{connection_batches, connection_schema};
 use crate::output::parquet::events::{EventRecord, event_schema};
 use crate::output::parquet::priorities::{PriorityRecord, priority_schema};
@@ -580,6 +580,10 @@ pub fn describe_capture(
     let paths = [path.to_path_buf()];
     let window = super::time_window(&args.input, &paths);
     let mut analyzer = Analyzer::new(super::analysis_config(&args.analysis));
+    // Every command gets its row, whatever `--memory`: the command tables hand their rows
+    // over to `commands` when their share is full, rather than drop them.
+    analyzer.command_budget.hand_over = true;
+    let mut commands = Table::new(&command_schema().specs());
     let mut events = Events {
         table: Table::new(&event_schema().specs()),
         anomalies: 0,
@@ -602,6 +606,15 @@ pub fn describe_capture(
             || analyzer.capture_missed.len() >= BATCH_ROWS
         {
             events.drain(&mut analyzer, name, &files, described)?;
+        }
+        if analyzer.command_budget.rows_full() {
+            let taken = Taken::take(&mut analyzer);
+            push_commands(
+                &taken.records(name, &analyzer),
+                &mut commands,
+                &analyzer,
+                described,
+            )?;
         }
         Ok(ControlFlow::Continue(()))
     })
@@ -644,7 +657,9 @@ pub fn describe_capture(
     described.write(Described::Events, events.table.finish()?, first_ts)?;
     write_connections(&report, first_ts, name, described)?;
     write_priorities(&analyzer, name, described)?;
-    write_commands(&analyzer, name, described)?;
+    let rest = CommandRecord::all(name, &analyzer);
+    push_commands(&rest, &mut commands, &analyzer, described)?;
+    described.write(Described::Commands, commands.finish()?, first_ts)?;
     let mut table = Table::new(&capture_schema().specs());
     capture_schema().push(&mut table, &record);
     described.write(Described::Captures, table.finish()?, first_ts)?;
@@ -667,21 +682,22 @@ fn write_connections(
     })
 }
 
-fn write_commands(
+/// Appends command rows to `table`, writing a record batch whenever it has
+/// [`BATCH_ROWS`].
+fn push_commands(
+    rows: &[CommandRecord<'_>],
+    table: &mut Table,
     analyzer: &Analyzer,
-    name: &str,
     out: &mut dyn DescribedSink,
 ) -> anyhow::Result<()> {
-    let rows = CommandRecord::all(name, analyzer);
     let schema = command_schema();
-    let mut table = Table::new(&schema.specs());
-    for row in &rows {
-        schema.push(&mut table, row);
+    for row in rows {
+        schema.push(table, row);
         if table.rows() >= BATCH_ROWS {
             out.write(Described::Commands, table.finish()?, analyzer.first_ts)?;
         }
     }
-    out.write(Described::Commands, table.finish()?, analyzer.first_ts)
+    Ok(())
 }
 
 fn write_priorities(

@@ -29,8 +29,8 @@ pub use state::{
 pub use ulp::{
     CallBody, CallLink, CommandLink, DecodeAs, DecodeTarget, IserFrame, IserMsg, Nvme, NvmeMsg,
     QueueRef, ReadWrite, RecognisedBy, RpcFrame, SessionMessage, SessionRef, SmbdFrame, SmbdMsg,
-    Transfer, Ulp, UlpProto, UlpState, command_detail, command_name, is_error_status,
-    iscsi_request_name, program_name, rpc_call_name, sgl_type_name,
+    Transfer, Ulp, UlpProto, UlpState, WAITING_PER_SESSION, command_detail, command_name,
+    is_error_status, iscsi_request_name, program_name, rpc_call_name, sgl_type_name,
 };
 
 use std::net::{IpAddr, Ipv4Addr};

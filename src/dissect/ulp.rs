@@ -36,7 +36,7 @@ use std::collections::HashMap;
 
 pub use iser::{IserFrame, IserMsg, request_name as iscsi_request_name};
 pub use rpcrdma::{RpcFrame, call_name as rpc_call_name, is_error_status, program_name};
-pub use session::{CallBody, CallLink, SessionMessage, SessionRef};
+pub use session::{CallBody, CallLink, SessionMessage, SessionRef, WAITING_PER_SESSION};
 pub use smbd::{ReadWrite, SmbdFrame, SmbdMsg};
 
 use super::{Address, Packet};

@@ -7,7 +7,28 @@ use comfy_table::Cell;
 
 use super::analyze_text::{Style, ms, number, table};
 use crate::report::Report;
-use crate::report::nvme::During;
+use crate::report::nvme::{During, Kept};
+
+/// What `--memory` did not keep of a queue's or session's commands, when it did not keep
+/// them all: the percentiles then come from a sketch, and evicted commands are neither
+/// answered nor unanswered.
+pub(super) fn note_kept(out: &mut String, which: &str, many: &str, answered: u64, kept: &Kept) {
+    if let Some(timed) = kept.timed_kept {
+        let _ = writeln!(
+            out,
+            "  {which}: p50/p99 estimated by a latency sketch (within a few %): {timed} of \
+             {answered} answered {many} kept in full (--memory)",
+        );
+    }
+    if kept.unanswered_evicted > 0 {
+        let _ = writeln!(
+            out,
+            "  {which}: {} {many} evicted while open (--memory): not known answered, not \
+             counted as unanswered",
+            kept.unanswered_evicted,
+        );
+    }
+}
 
 pub fn render(out: &mut String, a: &Report<'_>, style: Style) {
     if a.nvme.is_empty() {
@@ -56,6 +77,20 @@ pub fn render(out: &mut String, a: &Report<'_>, style: Style) {
         ]);
     }
     let _ = writeln!(out, "{}", t.trim_fmt());
+    for q in &a.nvme {
+        let kept = Kept {
+            latency_exact: q.latency_exact,
+            timed_kept: q.timed_kept,
+            unanswered_evicted: q.unanswered_evicted,
+        };
+        note_kept(
+            out,
+            &format!("queue {}", q.queue),
+            "commands",
+            q.answered,
+            &kept,
+        );
+    }
     for q in a.nvme.iter().filter(|q| !q.slowest.is_empty()) {
         let _ = writeln!(out, "\nSlowest NVMe-oF commands, queue {}", q.queue);
         let mut t = table(

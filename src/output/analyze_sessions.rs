@@ -5,8 +5,10 @@ use std::fmt::Write;
 
 use comfy_table::Cell;
 
+use super::analyze_nvme::note_kept;
 use super::analyze_text::{Style, ms, number, table};
 use crate::report::Report;
+use crate::report::nvme::Kept;
 use crate::report::sessions::SessionRow;
 
 fn listed(counts: &std::collections::BTreeMap<&'static str, u64>) -> String {
@@ -56,6 +58,20 @@ fn render_rows(out: &mut String, title: &str, key: &str, rows: &[SessionRow], st
         ]);
     }
     let _ = writeln!(out, "{}", t.trim_fmt());
+    for s in rows {
+        let kept = Kept {
+            latency_exact: s.latency_exact,
+            timed_kept: s.timed_kept,
+            unanswered_evicted: s.unanswered_evicted,
+        };
+        note_kept(
+            out,
+            &format!("connection {}", s.session),
+            "calls",
+            s.answered,
+            &kept,
+        );
+    }
     for s in rows.iter().filter(|s| !s.slowest.is_empty()) {
         let _ = writeln!(out, "\nSlowest {title} calls, connection {}", s.session);
         let mut t = table(style, &["call", key, "frame", "reply", "ms", "status"]);

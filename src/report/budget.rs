@@ -24,6 +24,31 @@ pub struct BudgetSummary {
     /// tables no longer show, though every total still counts it.
     pub evicted_packets: u64,
     pub evicted_bytes: u64,
+    /// Answered upper-layer commands whose row was not kept (counted and timed by their
+    /// queue's or session's statistics all the same), and open ones evicted before any
+    /// response.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub command_rows_dropped: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub commands_evicted_open: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Rows dropped and open commands evicted, over every queue and session.
+fn commands_not_kept(analyzer: &Analyzer) -> (u64, u64) {
+    let queues = analyzer.nvme.queues.values().map(|q| &q.table);
+    let mut dropped = queues.clone().map(|t| t.rows_dropped).sum::<u64>();
+    let mut evicted = queues.map(|t| t.evicted).sum::<u64>();
+    for protocol in [&analyzer.rpcrdma, &analyzer.iser, &analyzer.smbd] {
+        for s in protocol.sessions.values() {
+            dropped += s.table.rows_dropped;
+            evicted += s.table.evicted;
+        }
+    }
+    (dropped, evicted)
 }
 
 impl BudgetSummary {
@@ -32,12 +57,16 @@ impl BudgetSummary {
         let ends = &analyzer.connections;
         let flows = &analyzer.flows;
         let series = &ends.series_budget;
+        let (command_rows_dropped, commands_evicted_open) = commands_not_kept(analyzer);
         let summary = BudgetSummary {
             limit: analyzer.config.memory,
             peak_estimate: budget::peak_estimate(
-                ends.peak,
-                flows.peak,
-                series.peak,
+                budget::Peaks {
+                    ends: ends.peak,
+                    flows: flows.peak,
+                    series_bytes: series.peak,
+                    commands_bytes: analyzer.command_budget.peak,
+                },
                 analyzer.config.max_anomalies,
             ),
             evicted_ends: ends.dropped.entries,
@@ -45,19 +74,34 @@ impl BudgetSummary {
             evicted_series: series.dropped,
             evicted_packets: flows.dropped.packets,
             evicted_bytes: flows.dropped.bytes,
+            command_rows_dropped,
+            commands_evicted_open,
         };
-        let evicted = summary.evicted_ends + summary.evicted_flows + summary.evicted_series;
+        let evicted = summary.evicted_ends
+            + summary.evicted_flows
+            + summary.evicted_series
+            + command_rows_dropped
+            + commands_evicted_open;
         (evicted > 0).then_some(summary)
     }
 
     /// One sentence for the text report and the HTML page.
     pub fn sentence(&self) -> String {
         let mib = |b: u64| b as f64 / f64::from(1u32 << 20);
+        let mut commands = String::new();
+        if self.command_rows_dropped + self.commands_evicted_open > 0 {
+            commands = format!(
+                "; of the upper-layer commands, {} answered were counted and timed but not \
+                 kept in full (charts draw the others) and {} were evicted while open (not \
+                 known answered)",
+                self.command_rows_dropped, self.commands_evicted_open
+            );
+        }
         format!(
             "memory budget reached ({:.0} MiB, peak estimate {:.0} MiB): evicted {} \
              connection ends, {} flows and {} time series, the least useful first; the \
              flows evicted carried {} packets, {} bytes (totals still count them; raise \
-             --memory to keep them)",
+             --memory to keep them){commands}",
             mib(self.limit),
             mib(self.peak_estimate),
             self.evicted_ends,

@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::analyze::command_table::{self, Command, Table};
 use crate::analyze::connections::ConnectionTable;
 use crate::analyze::connections::stall::Silence;
 use crate::analyze::key::FlowKey;
-use crate::analyze::nvme::{QueueStats, Timed, percentile};
+use crate::analyze::nvme::{QueueStats, Timed};
 use crate::analyze::{Analyzer, Anomaly, AnomalyDetail};
 
 #[derive(Debug, Serialize)]
@@ -18,6 +19,53 @@ pub struct Latency {
     pub p50_ns: Option<u64>,
     pub p99_ns: Option<u64>,
     pub max_ns: Option<u64>,
+}
+
+/// What a queue or session kept of its commands within `--memory`: its report keys say it
+/// only when it did not keep them all, so a report that fit is as it always was.
+#[derive(Debug, Clone, Copy)]
+pub struct Kept {
+    /// The percentiles are exact: every answered command's row was kept.
+    pub latency_exact: bool,
+    /// Answered commands whose row was kept (for the charts), when not all were.
+    pub timed_kept: Option<u64>,
+    /// Open commands evicted at the budget before any response: not known answered, and
+    /// counted in neither `answered` nor `unanswered`.
+    pub unanswered_evicted: u64,
+}
+
+impl Kept {
+    pub fn of<Row: Command + Clone, Open>(table: &Table<Row, Open>) -> Self {
+        let exact = table.rows_complete();
+        Kept {
+            latency_exact: exact,
+            timed_kept: (!exact).then_some(table.rows.len() as u64),
+            unanswered_evicted: table.evicted,
+        }
+    }
+}
+
+pub fn is_true(b: &bool) -> bool {
+    *b
+}
+
+pub fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Latency {
+    /// The table's p50, p99 and max, and the latencies of its rows, sorted.
+    pub fn of<Row: Command + Clone, Open>(table: &Table<Row, Open>) -> (Latency, Vec<u64>) {
+        let (p50_ns, p99_ns, max_ns, latencies) = command_table::latency_summary(table);
+        (
+            Latency {
+                p50_ns,
+                p99_ns,
+                max_ns,
+            },
+            latencies,
+        )
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -99,7 +147,15 @@ pub struct QueueRow {
     pub answered: u64,
     /// Commands with no response in the capture: counted, not timed.
     pub unanswered: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unanswered_evicted: u64,
     pub latency: Latency,
+    /// False when the percentiles come from the latency sketch (within the error
+    /// `crate::analyze::sketch` documents): some answered rows were not kept.
+    #[serde(skip_serializing_if = "is_true")]
+    pub latency_exact: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed_kept: Option<u64>,
     pub max_outstanding: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
@@ -112,20 +168,20 @@ pub struct QueueRow {
 
 impl QueueRow {
     fn new(q: &QueueStats, analyzer: &Analyzer) -> Self {
-        let latencies = q.latencies();
+        let (latency, latencies) = Latency::of(&q.table);
+        let kept = Kept::of(&q.table);
         QueueRow {
             file: q.file,
             queue: q.queue,
             qid: q.qid,
             recognised_by: q.recognised_by.name(),
             commands: q.commands.clone(),
-            answered: q.answered.len() as u64,
+            answered: q.table.answered,
             unanswered: q.unanswered,
-            latency: Latency {
-                p50_ns: percentile(&latencies, 50),
-                p99_ns: percentile(&latencies, 99),
-                max_ns: latencies.last().copied(),
-            },
+            unanswered_evicted: kept.unanswered_evicted,
+            latency,
+            latency_exact: kept.latency_exact,
+            timed_kept: kept.timed_kept,
             max_outstanding: q.max_outstanding,
             bytes_read: q.bytes_read,
             bytes_written: q.bytes_written,

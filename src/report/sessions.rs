@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::nvme::Latency;
+use super::nvme::{Kept, Latency, is_true, is_zero};
 use crate::analyze::Analyzer;
-use crate::analyze::sessions::{Answered, SessionStats, Sessions, percentile};
+use crate::analyze::sessions::{Answered, SessionStats, Sessions};
 
 #[derive(Debug, Serialize)]
 pub struct SessionRow {
@@ -19,7 +19,15 @@ pub struct SessionRow {
     pub answered: u64,
     /// Calls with no reply in the capture: counted, not timed.
     pub unanswered: u64,
+    /// Open calls evicted at the budget before any reply: not known answered.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unanswered_evicted: u64,
     pub latency: Latency,
+    /// False when the percentiles come from the latency sketch: some rows were not kept.
+    #[serde(skip_serializing_if = "is_true")]
+    pub latency_exact: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed_kept: Option<u64>,
     pub max_outstanding: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
@@ -29,19 +37,19 @@ pub struct SessionRow {
 
 impl SessionRow {
     fn new(s: &SessionStats) -> Self {
-        let latencies = s.latencies();
+        let (latency, _) = Latency::of(&s.table);
+        let kept = Kept::of(&s.table);
         SessionRow {
             file: s.file,
             session: s.session,
             recognised_by: s.recognised_by.name(),
             calls: s.calls.clone(),
-            answered: s.answered.len() as u64,
+            answered: s.table.answered,
             unanswered: s.unanswered,
-            latency: Latency {
-                p50_ns: percentile(&latencies, 50),
-                p99_ns: percentile(&latencies, 99),
-                max_ns: latencies.last().copied(),
-            },
+            unanswered_evicted: kept.unanswered_evicted,
+            latency,
+            latency_exact: kept.latency_exact,
+            timed_kept: kept.timed_kept,
             max_outstanding: s.max_outstanding,
             bytes_read: s.bytes_read,
             bytes_written: s.bytes_written,

@@ -47,4 +47,5 @@ mod tshark_diff;
 mod tunnel_pfc;
 mod tunnels;
 mod ulp;
+mod ulp_memory;
 mod write;

@@ -547,3 +547,100 @@ fn iser_html_report_draws_each_connection_latencies() {
 fn smbd_html_report_draws_each_connection_latencies() {
     check_html("smbd");
 }
+
+/// The tooltip the report's script writes for the latency mark of the fixture's first
+/// answered call, run in node with the few DOM calls the script makes faked.
+fn latency_tooltip(proto: &str, command_frame: u64) -> Option<String> {
+    if !crate::harness::tool_available("node") {
+        return None;
+    }
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let page = scratch.path().join("report.html");
+    let out = rdmadump(&["analyze", "--html", page.to_str().unwrap(), &capture(proto)]);
+    assert!(out.status.success(), "{}", crate::harness::stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let tag = html
+        .split('<')
+        .find(|t| {
+            t.contains(&format!("data-mark=\"{proto}_latency\""))
+                && t.contains(&format!("data-command-frame=\"{command_frame}\""))
+        })
+        .expect("the call's mark");
+    let attrs: Vec<(String, String)> = tag
+        .split("\" ")
+        .filter_map(|part| {
+            let (name, value) = part.rsplit_once("=\"")?;
+            let name = name.rsplit(' ').next()?;
+            Some((
+                name.to_string(),
+                value.trim_end_matches(['"', '>']).to_string(),
+            ))
+        })
+        .filter(|(name, _)| name.starts_with("data-"))
+        .collect();
+    let attrs = serde_json::to_string(
+        &attrs
+            .iter()
+            .map(|(n, v)| serde_json::json!({"name": n, "value": v}))
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let script =
+        std::fs::read_to_string(crate::harness::root().join("src/output/html/report.js")).unwrap();
+    let harness = format!(
+        "var handlers = {{}}; var tip = {{ hidden: true, style: {{}} }};\n\
+         var attrs = {attrs};\n\
+         var mark = {{ attributes: attrs, getAttribute: function (n) {{\n\
+           var a = attrs.find(function (a) {{ return a.name === n; }}); return a ? a.value : null; }} }};\n\
+         var document = {{ getElementById: function () {{ return tip; }},\n\
+           addEventListener: function (k, f) {{ (handlers[k] = handlers[k] || []).push(f); }},\n\
+           body: {{ setAttribute: function () {{}} }} }};\n\
+         {script}\n\
+         handlers.mouseover[0]({{ target: {{ closest: function () {{ return mark; }} }} }});\n\
+         process.stdout.write(tip.textContent);\n"
+    );
+    let js = scratch.path().join("tip.js");
+    std::fs::write(&js, harness).unwrap();
+    let out = std::process::Command::new("node")
+        .arg(&js)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8(out.stdout).unwrap())
+}
+
+#[test]
+fn a_latency_marks_tooltip_names_the_call_its_key_and_latency() {
+    for (proto, key_name) in [("rpcrdma", "XID"), ("iser", "ITT"), ("smbd", "message ID")] {
+        let truth = expected(proto);
+        let call = truth["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c.get("unanswered").is_none() && c["key"].is_u64())
+            .unwrap();
+        let frame = call["command_frame"].as_u64().unwrap();
+        let Some(tip) = latency_tooltip(proto, frame) else {
+            return;
+        };
+        let latency =
+            (call["end_us"].as_u64().unwrap() - call["start_us"].as_u64().unwrap()) * 1000;
+        let key = call["key"].as_u64().unwrap();
+        for line in [
+            format!("command: {}", call["name"].as_str().unwrap()),
+            format!("{key_name}: {key:#x}"),
+            format!("latency (ns): {latency}"),
+            format!("frame: {}", call["response_frame"]),
+            format!("command frame: {frame}"),
+        ] {
+            assert!(
+                tip.lines().any(|l| l == line),
+                "{proto}: no {line:?} in {tip:?}"
+            );
+        }
+    }
+}

@@ -138,12 +138,22 @@ struct PendingReq {
 const CANDIDATES: usize = 64;
 const PENDING_REQS: usize = 64;
 
+/// Calls kept awaiting their reply, per session. A capture of one direction only never
+/// shows a reply, so without a cap every call of it would be kept. Real windows are far
+/// smaller (NFS credits ~128, iSCSI queue depths ~1k, SMB2 credits ~8k): 65,536, the most
+/// an NVMe-oF queue can have outstanding by its 16-bit CIDs, keeps every call a live
+/// exchange can still answer. Beyond it the oldest eighth go; `analyze` evicts its own open
+/// calls before a session gets here (see `crate::analyze::command_table`), so no call it
+/// still counts open loses its link.
+pub const WAITING_PER_SESSION: usize = 65_536;
+
 /// What the request/response protocols learn from earlier frames.
 #[derive(Debug, Clone, Default)]
 pub struct Sessions {
     ends: HashMap<Endpoint, u32>,
     sessions: Vec<Session>,
-    waiting: HashMap<(u32, u64), Waiting>,
+    /// Calls awaiting their reply, by session and key.
+    waiting: Vec<HashMap<u64, Waiting>>,
     candidates: Vec<Candidate>,
     pending_reqs: Vec<PendingReq>,
 }
@@ -160,6 +170,7 @@ impl Sessions {
             first: None,
             second: None,
         });
+        self.waiting.push(HashMap::new());
         (self.sessions.len() - 1) as u32
     }
 
@@ -188,10 +199,10 @@ impl Sessions {
                     link,
                     ts_ns: pkt.ts_ns,
                 };
-                self.waiting.insert((session, link.key), waiting);
+                self.wait(session, link.key, waiting);
                 None
             }
-            Exchange::Reply(key) => self.waiting.remove(&(session, key)).map(|w| {
+            Exchange::Reply(key) => self.waiting[session as usize].remove(&key).map(|w| {
                 let latency_ns = w.ts_ns.zip(pkt.ts_ns).map(|(a, b)| b.saturating_sub(a));
                 CallLink {
                     latency_ns,
@@ -200,6 +211,20 @@ impl Sessions {
             }),
             Exchange::Neither => None,
         }
+    }
+
+    /// Keeps a call awaiting its reply; at [`WAITING_PER_SESSION`], the session's oldest
+    /// eighth (by call frame) goes first: one pass buys an eighth of the cap's insertions.
+    fn wait(&mut self, session: u32, key: u64, call: Waiting) {
+        let waiting = &mut self.waiting[session as usize];
+        if waiting.len() >= WAITING_PER_SESSION && !waiting.contains_key(&key) {
+            let mut frames: Vec<u64> = waiting.values().map(|w| w.link.frame).collect();
+            let cut = frames.len() / 8;
+            let (_, oldest_kept, _) = frames.select_nth_unstable(cut);
+            let oldest_kept = *oldest_kept;
+            waiting.retain(|_, w| w.link.frame >= oldest_kept);
+        }
+        waiting.insert(key, call);
     }
 
     /// How many sessions are known.
@@ -399,7 +424,7 @@ pub(super) fn learn(
                     session.proto == proto
                         && session.second.is_none()
                         && session.first.is_some_and(|e| e.addr == from)
-                        && s.waiting.contains_key(&(*i, key))
+                        && s.waiting[*i as usize].contains_key(&key)
                 });
                 if let Some(session) = known {
                     s.bind(to, session);
@@ -416,7 +441,7 @@ pub(super) fn learn(
                 let session = s.new_session(proto, RecognisedBy::Traffic);
                 s.bind(candidate.callee, session);
                 s.bind(to, session);
-                s.waiting.insert((session, key), candidate.waiting);
+                s.wait(session, key, candidate.waiting);
                 on_send(pkt, state, session);
                 return Some(true);
             }
@@ -444,4 +469,40 @@ pub(super) fn session_of(state: &UlpState, to: &Endpoint) -> Option<u32> {
         return None;
     }
     state.sessions.ends.get(to).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(frame: u64) -> Waiting {
+        Waiting {
+            link: CallLink {
+                frame,
+                latency_ns: None,
+                key: frame,
+                name: "NULL",
+                body: CallBody::Smb2 { command: 0 },
+                read_len: 0,
+                write_len: 0,
+            },
+            ts_ns: None,
+        }
+    }
+
+    #[test]
+    fn a_session_past_its_cap_forgets_its_oldest_eighth() {
+        let mut s = Sessions::default();
+        let session = s.new_session(UlpProto::Smbd, RecognisedBy::Option);
+        let cap = WAITING_PER_SESSION as u64;
+        for frame in 1..=cap + 1 {
+            s.wait(session, frame, call(frame));
+        }
+        let waiting = &s.waiting[session as usize];
+        assert_eq!(waiting.len() as u64, cap + 1 - cap / 8);
+        // The oldest eighth went; the newest is kept.
+        assert!(!waiting.contains_key(&(cap / 8)));
+        assert!(waiting.contains_key(&(cap / 8 + 1)));
+        assert!(waiting.contains_key(&(cap + 1)));
+    }
 }

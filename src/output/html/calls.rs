@@ -46,15 +46,26 @@ pub struct Charted<'a> {
     pub session: Option<u32>,
     pub words: &'a Words,
     pub timed: Vec<Timed<'a>>,
+    /// The answered commands, whether or not `--memory` kept each one's row in `timed`.
+    pub answered: u64,
 }
 
 /// The histogram and the time graph (µs from `origin_ns`), or why there are none.
 pub fn render(c: &Charted<'_>, origin_ns: u64) -> Markup {
     let mut latencies: Vec<u64> = c.timed.iter().filter_map(|t| t.latency_ns).collect();
     latencies.sort_unstable();
+    let drawn = c.timed.len() as u64;
     html! {
+        @if drawn < c.answered {
+            p.note.budget {
+                (drawn) " of " (c.answered) " answered " (c.words.many) " drawn: the others did \
+                 not fit --memory (the report's percentiles still count them all)."
+            }
+        }
         @if latencies.is_empty() {
-            p { "No " (c.words.one) " answered: nothing to time." }
+            @if c.answered == 0 {
+                p { "No " (c.words.one) " answered: nothing to time." }
+            }
         } @else {
             (histogram(c, &latencies))
             (over_time(c, origin_ns))

@@ -31,7 +31,8 @@ pub fn render(queues: &[&QueueStats], origin_ns: u64) -> Markup {
 
 fn charted(q: &QueueStats) -> Charted<'_> {
     let timed = q
-        .answered
+        .table
+        .rows
         .iter()
         .map(|t| Timed {
             end_ns: t.end_ns,
@@ -49,6 +50,7 @@ fn charted(q: &QueueStats) -> Charted<'_> {
         protocol: "nvme",
         queue: Some(q.queue),
         session: None,
+        answered: q.table.answered,
         words: &WORDS,
         timed,
     }

@@ -1,16 +1,29 @@
-// Tooltip: what a mark is, from its data attributes (frame, PSN, time).
+// Tooltip: what a mark is, from its data attributes (frame, PSN, time; a command's name,
+// key and latency).
 (function () {
   var tip = document.getElementById("tooltip");
   var names = { "data-mark": "", "data-frame": "frame", "data-psn": "PSN", "data-upsn": "PSN unwrapped",
     "data-ts-ns": "time (ns)", "data-end-ns": "until (ns)", "data-count": "merged",
     "data-rtt-ns": "RTT mean (ns)", "data-min-ns": "min (ns)", "data-max-ns": "max (ns)",
-    "data-src": "source", "data-priority": "priority", "data-direction": "" };
+    "data-src": "source", "data-priority": "priority", "data-direction": "",
+    "data-name": "command", "data-cid": "CID", "data-key": "key",
+    "data-command-frame": "command frame", "data-latency-ns": "latency (ns)",
+    "data-status": "status" };
+  // What a latency mark's key is, by its protocol: the mark's prefix.
+  var keys = { "rpcrdma": "XID", "iser": "ITT", "smbd": "message ID" };
   function text(el) {
     var lines = [];
+    var mark = el.getAttribute("data-mark") || "";
     for (var i = 0; i < el.attributes.length; i++) {
       var a = el.attributes[i];
       if (!(a.name in names)) continue;
       if (a.name === "data-count" && a.value === "1") continue;
+      if (a.name === "data-key") {
+        // Keys are 32 or 64 bits, shown in hex as the text report shows them.
+        var key = keys[mark.split("_")[0]] || "key";
+        lines.push(key + ": 0x" + BigInt(a.value).toString(16));
+        continue;
+      }
       lines.push(names[a.name] ? names[a.name] + ": " + a.value : a.value);
     }
     return lines.join("\n");

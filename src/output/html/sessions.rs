@@ -74,7 +74,8 @@ pub fn render(protocol: &Protocol, sessions: &[&SessionStats], origin_ns: u64) -
 
 fn charted<'a>(protocol: &'a Protocol, s: &'a SessionStats) -> Charted<'a> {
     let timed = s
-        .answered
+        .table
+        .rows
         .iter()
         .map(|a| Timed {
             end_ns: a.end_ns,
@@ -92,6 +93,7 @@ fn charted<'a>(protocol: &'a Protocol, s: &'a SessionStats) -> Charted<'a> {
         protocol: protocol.id,
         queue: None,
         session: Some(s.session),
+        answered: s.table.answered,
         words: &protocol.words,
         timed,
     }

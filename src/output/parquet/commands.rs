@@ -6,6 +6,7 @@
 //! status codes and opcode are null for the others.
 
 use crate::analyze::Analyzer;
+use crate::analyze::command_table::CommandBudget;
 use crate::analyze::nvme::{Open, QueueStats, Timed};
 use crate::analyze::sessions::{Answered, OpenCall, SessionStats, Sessions};
 use crate::dissect::CallLink;
@@ -18,16 +19,111 @@ use super::rows::{RowColumn, RowSchema, column, int, text, timestamp};
 pub enum Command<'a> {
     /// An NVMe-oF command of a queue.
     Answered(&'a Timed),
+    /// Open at the end, or `evicted` while open at `--memory`'s share: not known answered.
     Unanswered {
         frame: u64,
         open: &'a Open,
+        evicted: bool,
     },
     /// A call of an RPC-over-RDMA, iSER or SMB Direct session.
     Replied(&'a Answered),
     Unreplied {
         frame: u64,
         open: &'a OpenCall,
+        evicted: bool,
     },
+}
+
+/// What `export` takes out of the command tables while the capture is read, whenever
+/// their rows' share is full: each queue's and session's answered rows so far and the open
+/// commands evicted, so that every command gets its row and the analysis stays within
+/// `--memory`.
+#[derive(Default)]
+pub struct Taken {
+    nvme: Vec<TakenFrom<Timed, Open>>,
+    sessions: [Vec<TakenFrom<Answered, OpenCall>>; 3],
+}
+
+/// A table's key (input, queue or session), with its answered rows and its open commands
+/// evicted, taken.
+type TakenFrom<Row, Open> = ((usize, u32), Vec<Row>, Vec<(u64, Open)>);
+
+/// The session protocols, as the `protocol` column names them, in the dataset's order.
+const SESSION_PROTOCOLS: [&str; 3] = ["rpcrdma", "iser", "smbd"];
+
+fn sessions_of(analyzer: &Analyzer) -> [&Sessions; 3] {
+    [&analyzer.rpcrdma, &analyzer.iser, &analyzer.smbd]
+}
+
+impl Taken {
+    /// Takes every table's rows and evicted open commands out of the analysis.
+    pub fn take(analyzer: &mut Analyzer) -> Taken {
+        let budget: &mut CommandBudget = &mut analyzer.command_budget;
+        let nvme = analyzer
+            .nvme
+            .queues
+            .iter_mut()
+            .map(|(key, q)| {
+                let (rows, evicted) = q.table.take(budget);
+                (*key, rows, evicted)
+            })
+            .collect();
+        let mut sessions: [Vec<_>; 3] = Default::default();
+        let all = [
+            &mut analyzer.rpcrdma,
+            &mut analyzer.iser,
+            &mut analyzer.smbd,
+        ];
+        for (taken, protocol) in sessions.iter_mut().zip(all) {
+            *taken = protocol
+                .sessions
+                .iter_mut()
+                .map(|(key, s)| {
+                    let (rows, evicted) = s.table.take(budget);
+                    (*key, rows, evicted)
+                })
+                .collect();
+        }
+        Taken { nvme, sessions }
+    }
+
+    /// The rows of what was taken, each table's in order of command frame.
+    pub fn records<'a>(
+        &'a self,
+        capture: &'a str,
+        analyzer: &'a Analyzer,
+    ) -> Vec<CommandRecord<'a>> {
+        let mut rows = Vec::new();
+        for (key, answered, evicted) in &self.nvme {
+            let Some(queue) = analyzer.nvme.queues.get(key) else {
+                continue;
+            };
+            rows.extend(CommandRecord::of_queue(
+                capture,
+                queue,
+                answered,
+                Vec::new(),
+                evicted,
+            ));
+        }
+        let all = sessions_of(analyzer);
+        for ((protocol, sessions), taken) in SESSION_PROTOCOLS.iter().zip(all).zip(&self.sessions) {
+            for (key, answered, evicted) in taken {
+                let Some(stats) = sessions.sessions.get(key) else {
+                    continue;
+                };
+                rows.extend(CommandRecord::of_session(
+                    capture,
+                    protocol,
+                    stats,
+                    answered,
+                    Vec::new(),
+                    evicted,
+                ));
+            }
+        }
+        rows
+    }
 }
 
 /// Where a command was sent: an NVMe-oF queue, or a session of one of the request/response
@@ -48,59 +144,87 @@ pub struct CommandRecord<'a> {
 }
 
 impl<'a> CommandRecord<'a> {
-    /// Every command of the capture `analyzer` read: NVMe-oF queues, then RPC-over-RDMA,
-    /// iSER and SMB Direct sessions, each queue's or session's in order of command frame.
+    /// Every command of the capture `analyzer` read (that `export` did not take before):
+    /// NVMe-oF queues, then RPC-over-RDMA, iSER and SMB Direct sessions, each queue's or
+    /// session's in order of command frame.
     pub fn all(capture: &'a str, analyzer: &'a Analyzer) -> Vec<Self> {
-        let mut rows = Self::of_queues(capture, analyzer.nvme.queues.values());
-        for (protocol, sessions) in [
-            ("rpcrdma", &analyzer.rpcrdma),
-            ("iser", &analyzer.iser),
-            ("smbd", &analyzer.smbd),
-        ] {
-            rows.extend(Self::of_sessions(capture, protocol, sessions));
+        let mut rows = Vec::new();
+        for queue in analyzer.nvme.queues.values() {
+            let table = &queue.table;
+            let open = queue.unanswered_commands();
+            let evicted = &table.evicted_open;
+            rows.extend(Self::of_queue(capture, queue, &table.rows, open, evicted));
+        }
+        for (protocol, sessions) in SESSION_PROTOCOLS.iter().zip(sessions_of(analyzer)) {
+            for stats in sessions.sessions.values() {
+                let table = &stats.table;
+                let open = stats.unanswered_calls();
+                let evicted = &table.evicted_open;
+                rows.extend(Self::of_session(
+                    capture,
+                    protocol,
+                    stats,
+                    &table.rows,
+                    open,
+                    evicted,
+                ));
+            }
         }
         rows
     }
 
-    fn of_queues(capture: &'a str, queues: impl Iterator<Item = &'a QueueStats>) -> Vec<Self> {
-        let mut rows = Vec::new();
-        for queue in queues {
-            let start = rows.len();
-            let row = |command| CommandRecord {
-                capture,
-                carrier: Carrier::Queue(queue),
-                command,
-            };
-            rows.extend(queue.answered.iter().map(|t| row(Command::Answered(t))));
-            rows.extend(
-                queue
-                    .unanswered_commands()
-                    .into_iter()
-                    .map(|(frame, open)| row(Command::Unanswered { frame, open })),
-            );
-            rows[start..].sort_by_key(|r| r.frame());
-        }
+    /// One queue's commands: answered, open, and evicted while open; by command frame.
+    fn of_queue(
+        capture: &'a str,
+        queue: &'a QueueStats,
+        answered: &'a [Timed],
+        open: Vec<(u64, &'a Open)>,
+        evicted: &'a [(u64, Open)],
+    ) -> Vec<Self> {
+        let row = |command| CommandRecord {
+            capture,
+            carrier: Carrier::Queue(queue),
+            command,
+        };
+        let mut rows: Vec<Self> = answered.iter().map(|t| row(Command::Answered(t))).collect();
+        let open = open.into_iter().map(|(frame, open)| (frame, open, false));
+        let evicted = evicted.iter().map(|(frame, open)| (*frame, open, true));
+        rows.extend(open.chain(evicted).map(|(frame, open, evicted)| {
+            row(Command::Unanswered {
+                frame,
+                open,
+                evicted,
+            })
+        }));
+        rows.sort_by_key(|r| r.frame());
         rows
     }
 
-    fn of_sessions(capture: &'a str, protocol: &'static str, sessions: &'a Sessions) -> Vec<Self> {
-        let mut rows = Vec::new();
-        for stats in sessions.sessions.values() {
-            let start = rows.len();
-            let row = |command| CommandRecord {
-                capture,
-                carrier: Carrier::Session { protocol, stats },
-                command,
-            };
-            rows.extend(stats.answered.iter().map(|a| row(Command::Replied(a))));
-            rows.extend(
-                stats
-                    .unanswered_calls()
-                    .into_iter()
-                    .map(|(frame, open)| row(Command::Unreplied { frame, open })),
-            );
-            rows[start..].sort_by_key(|r| r.frame());
-        }
+    /// One session's calls: answered, open, and evicted while open; by call frame.
+    fn of_session(
+        capture: &'a str,
+        protocol: &'static str,
+        stats: &'a SessionStats,
+        answered: &'a [Answered],
+        open: Vec<(u64, &'a OpenCall)>,
+        evicted: &'a [(u64, OpenCall)],
+    ) -> Vec<Self> {
+        let row = |command| CommandRecord {
+            capture,
+            carrier: Carrier::Session { protocol, stats },
+            command,
+        };
+        let mut rows: Vec<Self> = answered.iter().map(|a| row(Command::Replied(a))).collect();
+        let open = open.into_iter().map(|(frame, open)| (frame, open, false));
+        let evicted = evicted.iter().map(|(frame, open)| (*frame, open, true));
+        rows.extend(open.chain(evicted).map(|(frame, open, evicted)| {
+            row(Command::Unreplied {
+                frame,
+                open,
+                evicted,
+            })
+        }));
+        rows.sort_by_key(|r| r.frame());
         rows
     }
 
@@ -219,11 +343,14 @@ impl<'a> CommandRecord<'a> {
         }
     }
 
-    fn unanswered(&self) -> bool {
-        matches!(
-            self.command,
-            Command::Unanswered { .. } | Command::Unreplied { .. }
-        )
+    /// Whether no response came; unknown (null) for a command evicted while open.
+    fn unanswered(&self) -> Option<bool> {
+        match self.command {
+            Command::Unanswered { evicted, .. } | Command::Unreplied { evicted, .. } => {
+                (!evicted).then_some(true)
+            }
+            _ => Some(false),
+        }
     }
 }
 
@@ -339,7 +466,7 @@ pub fn command_schema<'a>() -> RowSchema<CommandRecord<'a>> {
         column(
             "unanswered",
             ColumnType::Bool,
-            "no response in the capture: counted, not timed",
+            "no response in the capture: counted, not timed; null for a command --memory evicted while still open (not known answered; a response after that is not timed)",
             |r: &CommandRecord<'_>| r.unanswered(),
         ),
     ];
