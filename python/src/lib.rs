@@ -371,11 +371,6 @@ impl Analysis {
 
 #[pymethods]
 impl Analysis {
-    /// The document `analyze --json` writes.
-    fn json(&self, py: Python<'_>) -> PyResult<String> {
-        self.with(|a| a.json())?.map_err(|e| to_py(py, e))
-    }
-
     /// The document `analyze --json` writes, as the dict `json.loads` would make of it.
     fn report(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.with(|a| a.with_report(|r| report::to_python(py, r).map(Bound::unbind)))?

@@ -20,7 +20,6 @@ use crate::capture::merge::{InputReport, InputStatus, display_path};
 use crate::cli::{AnalyzeArgs, Cli, Command, ExportArgs, InputArgs, PartitionArg};
 use crate::dissect::Packet;
 use crate::filter::FilterError;
-use crate::output::analyze_json;
 use crate::output::info::{FileInfo, write_json};
 use crate::output::parquet::Table;
 use crate::output::parquet::columns::schema_of;
@@ -357,14 +356,6 @@ impl Analyzed {
             html_top: args.html_top,
             threads: super::threads(&args.input),
         })
-    }
-
-    /// The document `analyze --json` writes.
-    pub fn json(&self) -> Result<String, ApiError> {
-        let report = Report::new(&self.analyzer, &self.input);
-        let mut out = Vec::new();
-        analyze_json::write(&mut out, &report).map_err(|e| ApiError::Other(e.into()))?;
-        String::from_utf8(out).map_err(|e| ApiError::Other(e.into()))
     }
 
     /// The report model `analyze --json` writes, lent to `tell`: for a caller that makes

@@ -128,3 +128,49 @@ pub fn wireshark_tools() -> bool {
         "apt-get install -y tshark",
     )
 }
+
+/// An RC SEND_ONLY of `payload` from `src` to `dst`'s QP `qp`, with its ICRC: the CRC-32
+/// of the headers with their variant fields set to ones, then the payload (IBA A16.4.1).
+/// The bytes are laid out by hand from the specification, not by the code under test.
+pub fn rc_send_only(
+    src: [u8; 4],
+    dst: [u8; 4],
+    qp: u32,
+    psn: u32,
+    ack_req: bool,
+    payload: &[u8],
+) -> Vec<u8> {
+    assert_eq!(payload.len() % 4, 0, "no pad bytes");
+    let mut f = vec![2, 0, 0, 0, 0, dst[3], 2, 0, 0, 0, 0, src[3], 0x08, 0x00];
+    let ip_len = (20 + 8 + 12 + payload.len() + 4) as u16;
+    let mut ip = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 17, 0, 0];
+    ip[2..4].copy_from_slice(&ip_len.to_be_bytes());
+    ip.extend_from_slice(&src);
+    ip.extend_from_slice(&dst);
+    let mut udp = vec![0xc0, 0x00, 0x12, 0xb7, 0, 0, 0, 0];
+    udp[4..6].copy_from_slice(&(ip_len - 20).to_be_bytes());
+    let mut bth = vec![0x04, 0, 0xff, 0xff, 0];
+    bth.extend_from_slice(&qp.to_be_bytes()[1..]);
+    bth.push(if ack_req { 0x80 } else { 0 });
+    bth.extend_from_slice(&psn.to_be_bytes()[1..]);
+    let mut masked = vec![0xff; 8];
+    let mut mip = ip.clone();
+    for i in [1, 8, 10, 11] {
+        mip[i] = 0xff;
+    }
+    masked.extend_from_slice(&mip);
+    let mut mudp = udp.clone();
+    mudp[6] = 0xff;
+    mudp[7] = 0xff;
+    masked.extend_from_slice(&mudp);
+    let mut mbth = bth.clone();
+    mbth[4] = 0xff;
+    masked.extend_from_slice(&mbth);
+    masked.extend_from_slice(payload);
+    let icrc = crc32fast::hash(&masked);
+    for part in [&ip, &udp, &bth, payload] {
+        f.extend_from_slice(part);
+    }
+    f.extend_from_slice(&icrc.to_le_bytes());
+    f
+}

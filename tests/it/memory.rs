@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::harness::{rdmadump_ok, stdout};
+use crate::harness::{rc_send_only, rdmadump_ok, stdout};
 
 /// Bytes of each frame below: Ethernet, IPv4, UDP, BTH, ICRC, no payload.
 const FRAME_LEN: u64 = 14 + 20 + 8 + 12 + 4;
@@ -17,37 +17,7 @@ const QUIET: u32 = 6_000;
 /// An RC SEND_ONLY from 10.0.0.1 to 10.0.0.2, QP `qp`, PSN `psn`, with its ICRC: the
 /// CRC-32 of the headers with their variant fields set to ones (IBA A16.4.1).
 fn request(qp: u32, psn: u32) -> Vec<u8> {
-    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
-    let ip_len = (FRAME_LEN - 14) as u16;
-    let mut ip = vec![
-        0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-    ];
-    ip[2..4].copy_from_slice(&ip_len.to_be_bytes());
-    let udp_len = ip_len - 20;
-    let mut udp = vec![0xc0, 0x00, 0x12, 0xb7, 0, 0, 0, 0];
-    udp[4..6].copy_from_slice(&udp_len.to_be_bytes());
-    let mut bth = vec![0x04, 0, 0xff, 0xff, 0];
-    bth.extend_from_slice(&qp.to_be_bytes()[1..]);
-    bth.push(0);
-    bth.extend_from_slice(&psn.to_be_bytes()[1..]);
-    let mut masked = vec![0xff; 8];
-    let mut mip = ip.clone();
-    for i in [1, 8, 10, 11] {
-        mip[i] = 0xff;
-    }
-    masked.extend_from_slice(&mip);
-    let mut mudp = udp.clone();
-    mudp[6] = 0xff;
-    mudp[7] = 0xff;
-    masked.extend_from_slice(&mudp);
-    let mut mbth = bth.clone();
-    mbth[4] = 0xff;
-    masked.extend_from_slice(&mbth);
-    let icrc = crc32fast::hash(&masked);
-    f.extend_from_slice(&ip);
-    f.extend_from_slice(&udp);
-    f.extend_from_slice(&bth);
-    f.extend_from_slice(&icrc.to_le_bytes());
+    let f = rc_send_only([10, 0, 0, 1], [10, 0, 0, 2], qp, psn, false, &[]);
     assert_eq!(f.len() as u64, FRAME_LEN);
     f
 }

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::harness::{rdmadump_ok, stdout};
+use crate::harness::{rc_send_only, rdmadump_ok, stdout};
 
 /// Calls answered one at a time, then calls never answered (one direction only).
 const ANSWERED: u64 = 10_000;
@@ -26,44 +26,6 @@ const SKETCH_ERROR: f64 = 0.032;
 /// Call `i`'s latency: distinct for every call, from 10 µs to about 110 µs.
 fn latency_ns(i: u64) -> u64 {
     10_000 + (i * 7919 % 10_007) * 10
-}
-
-/// An RC SEND_ONLY of `payload` from `src` to `dst`'s QP `qp`, with its ICRC: the CRC-32
-/// of the headers with their variant fields set to ones, then the payload (IBA A16.4.1).
-fn send(src: [u8; 4], dst: [u8; 4], qp: u32, psn: u32, payload: &[u8]) -> Vec<u8> {
-    assert_eq!(payload.len() % 4, 0, "no pad bytes");
-    let mut f = vec![2, 0, 0, 0, 0, dst[3], 2, 0, 0, 0, 0, src[3], 0x08, 0x00];
-    let ip_len = (20 + 8 + 12 + payload.len() + 4) as u16;
-    let mut ip = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 17, 0, 0];
-    ip[2..4].copy_from_slice(&ip_len.to_be_bytes());
-    ip.extend_from_slice(&src);
-    ip.extend_from_slice(&dst);
-    let mut udp = vec![0xc0, 0x00, 0x12, 0xb7, 0, 0, 0, 0];
-    udp[4..6].copy_from_slice(&(ip_len - 20).to_be_bytes());
-    let mut bth = vec![0x04, 0, 0xff, 0xff, 0];
-    bth.extend_from_slice(&qp.to_be_bytes()[1..]);
-    bth.push(0x80);
-    bth.extend_from_slice(&psn.to_be_bytes()[1..]);
-    let mut masked = vec![0xff; 8];
-    let mut mip = ip.clone();
-    for i in [1, 8, 10, 11] {
-        mip[i] = 0xff;
-    }
-    masked.extend_from_slice(&mip);
-    let mut mudp = udp.clone();
-    mudp[6] = 0xff;
-    mudp[7] = 0xff;
-    masked.extend_from_slice(&mudp);
-    let mut mbth = bth.clone();
-    mbth[4] = 0xff;
-    masked.extend_from_slice(&mbth);
-    masked.extend_from_slice(payload);
-    let icrc = crc32fast::hash(&masked);
-    for part in [&ip, &udp, &bth, payload] {
-        f.extend_from_slice(part);
-    }
-    f.extend_from_slice(&icrc.to_le_bytes());
-    f
 }
 
 fn words(words: &[u32]) -> Vec<u8> {
@@ -94,12 +56,15 @@ fn capture() -> (tempfile::NamedTempFile, Calls) {
     let (mut to_server, mut to_client) = (0u32, 0u32);
     for i in 0..ANSWERED + UNANSWERED {
         let xid = i as u32 + 1;
-        frames.push((t, send(CLIENT, SERVER, SERVER_QP, to_server, &call(xid))));
+        frames.push((
+            t,
+            rc_send_only(CLIENT, SERVER, SERVER_QP, to_server, true, &call(xid)),
+        ));
         to_server += 1;
         if i < ANSWERED {
             let latency = latency_ns(i);
             answered.push((frames.len() as u64, latency));
-            let reply = send(SERVER, CLIENT, CLIENT_QP, to_client, &reply(xid));
+            let reply = rc_send_only(SERVER, CLIENT, CLIENT_QP, to_client, true, &reply(xid));
             frames.push((t + latency, reply));
             to_client += 1;
             t += latency;
